@@ -1,0 +1,246 @@
+//! Job records: how a new worker's first task reaches its thread.
+//!
+//! A [`Job`] is one pointer to a record that starts with a [`JobHeader`]. Two
+//! kinds of record exist:
+//!
+//! * **Boxed** (pools behind an `Arc`): the record — engine handle and first task
+//!   — is allocated, and the spawning thread returns at once. One allocation per
+//!   thread started, nothing per task.
+//! * **Handshake** (pools in a `static`, no heap): the record lives on the
+//!   spawning thread's stack, and that thread parks on its own signal until the
+//!   new worker has moved the task out (or the spawner gave the job up). Threads
+//!   start rarely, so the wait costs little, and no heap is needed.
+
+use core::cell::UnsafeCell;
+use core::mem::MaybeUninit;
+use core::ptr::NonNull;
+
+use portable_atomic::{AtomicU8, Ordering};
+
+use super::{AbortOnUnwind, Engine, EngineRef, Execute, worker};
+use crate::clock::Clock;
+use crate::queue::WorkerQueue;
+use crate::spawner::{Job, JobHeader, JobVTable, Signal, Spawner};
+
+/// Starts a worker for `task` through `spawner`; `Err(task)` if none started.
+/// The caller holds a `running` reservation for it and undoes it on `Err`.
+pub(super) fn spawn<H, T, Q, C, S, X>(handle: &H, spawner: &S, task: T) -> Result<(), T>
+where
+    H: EngineRef<Engine<T, Q, C, S, X>>,
+    T: Send + 'static,
+    Q: WorkerQueue,
+    C: Clock,
+    S: Spawner,
+    X: Execute<T>,
+{
+    if !H::HANDSHAKE {
+        // Only `Arc` handles (alloc) skip the handshake.
+        #[cfg(feature = "alloc")]
+        return boxed::spawn(handle, spawner, task);
+    }
+    handshake::<H, T, Q, C, S, X>(handle, spawner, task)
+}
+
+/// Checks that a spawner handed back the job it was given.
+fn check_returned(job: Job, sent: NonNull<JobHeader>) {
+    let returned = job.into_header();
+    assert!(
+        returned == sent,
+        "antpool: Spawner::spawn returned a different job than it was given"
+    );
+}
+
+#[cfg(feature = "alloc")]
+mod boxed {
+    use alloc::boxed::Box;
+    use core::marker::PhantomData;
+    use core::ptr::NonNull;
+
+    use super::check_returned;
+    use crate::clock::Clock;
+    use crate::engine::{Engine, EngineRef, Execute, worker};
+    use crate::queue::WorkerQueue;
+    use crate::spawner::{Job, JobHeader, JobVTable, Spawner};
+
+    #[repr(C)]
+    struct Record<H, T> {
+        header: JobHeader,
+        handle: H,
+        task: T,
+    }
+
+    /// The vtable of boxed records for workers of engine `E` reached through `H`.
+    struct VTable<H, E>(PhantomData<fn(H, E)>);
+
+    impl<H, T, Q, C, S, X> VTable<H, Engine<T, Q, C, S, X>>
+    where
+        H: EngineRef<Engine<T, Q, C, S, X>>,
+        T: Send + 'static,
+        Q: WorkerQueue,
+        C: Clock,
+        S: Spawner,
+        X: Execute<T>,
+    {
+        const VTABLE: JobVTable = JobVTable {
+            run: Self::run,
+            abandon: Self::abandon,
+        };
+
+        /// # Safety
+        ///
+        /// `header` heads a `Record<H, T>` made by `spawn` below, consumed once.
+        unsafe fn take(header: NonNull<JobHeader>) -> Record<H, T> {
+            // SAFETY: per the contract, the record was boxed by `spawn` and is ours.
+            *unsafe { Box::from_raw(header.cast::<Record<H, T>>().as_ptr()) }
+        }
+
+        unsafe fn run(header: NonNull<JobHeader>) {
+            // SAFETY: the vtable is only reachable from records made by `spawn`,
+            // and `Job` calls `run` at most once.
+            let record = unsafe { Self::take(header) };
+            worker::run(record.handle, record.task);
+        }
+
+        unsafe fn abandon(header: NonNull<JobHeader>) {
+            // SAFETY: as for `run`.
+            let record = unsafe { Self::take(header) };
+            // The spawner dropped the job: give back the slot reserved for it. Its
+            // task is dropped (documented on `Spawner::spawn`).
+            record.handle.engine().release_slot();
+        }
+    }
+
+    pub(in crate::engine) fn spawn<H, T, Q, C, S, X>(
+        handle: &H,
+        spawner: &S,
+        task: T,
+    ) -> Result<(), T>
+    where
+        H: EngineRef<Engine<T, Q, C, S, X>>,
+        T: Send + 'static,
+        Q: WorkerQueue,
+        C: Clock,
+        S: Spawner,
+        X: Execute<T>,
+    {
+        let record = Box::new(Record {
+            header: JobHeader {
+                vtable: &VTable::<H, Engine<T, Q, C, S, X>>::VTABLE,
+            },
+            handle: handle.clone(),
+            task,
+        });
+        let header = NonNull::from(Box::leak(record)).cast::<JobHeader>();
+        // SAFETY: `header` heads the record just leaked, which the job now owns.
+        let job = unsafe { Job::from_header(header) };
+        match spawner.spawn(job) {
+            Ok(()) => Ok(()),
+            Err(job) => {
+                check_returned(job, header);
+                // SAFETY: the spawner handed the job back unrun, so the record is
+                // ours again, and is taken once.
+                let record = unsafe { VTable::<H, Engine<T, Q, C, S, X>>::take(header) };
+                Err(record.task)
+            }
+        }
+    }
+}
+
+/// Record states of a handshake.
+const SENT: u8 = 0;
+const STARTED: u8 = 1;
+const ABANDONED: u8 = 2;
+
+#[repr(C)]
+struct Handshake<H, T, Sig> {
+    header: JobHeader,
+    handle: H,
+    task: UnsafeCell<MaybeUninit<T>>,
+    state: AtomicU8,
+    /// The spawning thread's signal: notified once the worker took the task.
+    signal: Sig,
+}
+
+/// The vtable of handshake records for workers of engine `E` reached through `H`.
+struct HandshakeVTable<H, E>(core::marker::PhantomData<fn(H, E)>);
+
+impl<H, T, Q, C, S, X> HandshakeVTable<H, Engine<T, Q, C, S, X>>
+where
+    H: EngineRef<Engine<T, Q, C, S, X>>,
+    T: Send + 'static,
+    Q: WorkerQueue,
+    C: Clock,
+    S: Spawner,
+    X: Execute<T>,
+{
+    const VTABLE: JobVTable = JobVTable {
+        run: Self::run,
+        abandon: Self::abandon,
+    };
+
+    unsafe fn run(header: NonNull<JobHeader>) {
+        // SAFETY: this vtable is only reachable from a record made by `handshake`,
+        // whose thread waits (record live) until we finish it below.
+        let (handle, task) = unsafe {
+            let record = header.cast::<Handshake<H, T, S::Signal>>().as_ref();
+            let handle = record.handle.clone();
+            let task = (*record.task.get()).assume_init_read();
+            record.state.store(STARTED, Ordering::Release);
+            // Our last touch of the record (Signal rule 6).
+            record.signal.notify();
+            (handle, task)
+        };
+        worker::run(handle, task);
+    }
+
+    unsafe fn abandon(header: NonNull<JobHeader>) {
+        // SAFETY: as for `run`; the spawning thread takes the task back.
+        unsafe {
+            let record = header.cast::<Handshake<H, T, S::Signal>>().as_ref();
+            record.state.store(ABANDONED, Ordering::Release);
+            record.signal.notify();
+        }
+    }
+}
+
+fn handshake<H, T, Q, C, S, X>(handle: &H, spawner: &S, task: T) -> Result<(), T>
+where
+    H: EngineRef<Engine<T, Q, C, S, X>>,
+    T: Send + 'static,
+    Q: WorkerQueue,
+    C: Clock,
+    S: Spawner,
+    X: Execute<T>,
+{
+    let record = Handshake {
+        header: JobHeader {
+            vtable: &HandshakeVTable::<H, Engine<T, Q, C, S, X>>::VTABLE,
+        },
+        handle: handle.clone(),
+        task: UnsafeCell::new(MaybeUninit::new(task)),
+        state: AtomicU8::new(SENT),
+        signal: spawner.signal(),
+    };
+    let header = NonNull::from(&record).cast::<JobHeader>();
+    let bomb = AbortOnUnwind;
+    // SAFETY: `header` heads `record`, which stays on this stack, unmoved, until the
+    // job has run or been abandoned and we consumed its notify's token below.
+    let job = unsafe { Job::from_header(header) };
+    let started = match spawner.spawn(job) {
+        Ok(()) => {
+            record.signal.wait();
+            record.state.load(Ordering::Acquire) == STARTED
+        }
+        Err(job) => {
+            check_returned(job, header);
+            false
+        }
+    };
+    bomb.disarm();
+    if started {
+        Ok(())
+    } else {
+        // SAFETY: the job was handed back or abandoned, so the task was never taken.
+        Err(unsafe { (*record.task.get()).assume_init_read() })
+    }
+}

@@ -1,0 +1,521 @@
+//! The pool engine, generic over the task payload `T`: capacity accounting, the
+//! hand-off to idle workers, the FIFO of blocked submitters, expiry, tune,
+//! release and reboot. The protocol is written down in `README.md` beside this
+//! file; read it before changing anything here.
+//!
+//! The engine never names `std`. The faces — [`Pool`](crate::Pool),
+//! [`PoolWithFunc`](crate::PoolWithFunc), [`StaticPoolWithFunc`](crate::StaticPoolWithFunc)
+//! — choose `T`, how a task is executed ([`Execute`]), and how workers refer to
+//! the engine ([`EngineRef`]: an `Arc`, or a `&'static`).
+
+use core::time::Duration;
+
+use portable_atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+
+use crate::clock::{Clock, Instant};
+use crate::error::{ReleaseError, SubmitError};
+use crate::queue::{IdleWorker, WorkerId, WorkerQueue};
+use crate::spawner::{Signal, Spawner};
+
+mod launch;
+mod node;
+mod worker;
+
+use node::{Chain, List, Node, state};
+
+/// How a worker runs one task. The std faces wrap this to catch panics.
+pub(crate) trait Execute<T>: Send + Sync + 'static {
+    fn execute(&self, task: T);
+}
+
+/// How workers refer to their engine for as long as they live.
+pub(crate) trait EngineRef<E>: Clone + Send + Sync + 'static {
+    /// Whether a new worker's first task must be handed over on the spawning
+    /// thread's stack (no heap: the spawner waits until the worker took it), or
+    /// can travel in a boxed job record.
+    const HANDSHAKE: bool;
+
+    fn engine(&self) -> &E;
+}
+
+impl<E: Sync + 'static> EngineRef<E> for &'static E {
+    const HANDSHAKE: bool = true;
+
+    fn engine(&self) -> &E {
+        self
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<E: Send + Sync + 'static> EngineRef<E> for alloc::sync::Arc<E> {
+    const HANDSHAKE: bool = false;
+
+    fn engine(&self) -> &E {
+        self
+    }
+}
+
+/// A validated configuration (see [`Options`](crate::Options)).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Config {
+    /// `None`: unbounded.
+    pub(crate) capacity: Option<usize>,
+    pub(crate) expiry: Duration,
+    pub(crate) purge: bool,
+    pub(crate) prealloc: bool,
+    pub(crate) nonblocking: bool,
+    /// 0: no limit.
+    pub(crate) max_blocking: usize,
+}
+
+/// Whether a submit may block when the pool is saturated.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Block as the options allow (`submit`, `invoke`).
+    Block,
+    /// Never block (`try_submit`, `try_invoke`).
+    Try,
+}
+
+/// What the lock protects.
+struct Shared<T, Q, Sig> {
+    idle: Q,
+    /// Blocked submitters, oldest first. Served directly by workers that finish.
+    waiters: List<T, Sig>,
+    /// Releasers waiting for the last worker to exit.
+    drains: List<T, Sig>,
+}
+
+// SAFETY: the lists hold pointers to nodes that live on other threads' stacks.
+// Those threads hand them over for as long as they are linked (node.rs), and the
+// lists are only touched with the lock held, so moving `Shared` between threads
+// (inside the lock) is sound whenever the tasks themselves are `Send`.
+unsafe impl<T: Send, Q: Send, Sig: Send> Send for Shared<T, Q, Sig> {}
+
+/// Aborts the process if a panic unwinds through a section that has nodes linked
+/// on this stack (a dangling node would corrupt the pool). A panic while already
+/// unwinding aborts, even without `std`.
+pub(crate) struct AbortOnUnwind;
+
+impl Drop for AbortOnUnwind {
+    fn drop(&mut self) {
+        panic!("antpool: a panic unwound through the pool's hand-off protocol; aborting");
+    }
+}
+
+impl AbortOnUnwind {
+    pub(crate) fn disarm(self) {
+        core::mem::forget(self);
+    }
+}
+
+/// The engine of one pool.
+pub(crate) struct Engine<T, Q, C, S: Spawner, X> {
+    shared: lock_api::Mutex<S::Lock, Shared<T, Q, S::Signal>>,
+    /// Live workers, busy or idle, plus reservations for workers being spawned.
+    /// Written only under the lock; read anywhere.
+    running: AtomicUsize,
+    /// Mirrors of list lengths, for lock-free accessors.
+    idle: AtomicUsize,
+    waiting: AtomicUsize,
+    /// The capacity; `usize::MAX` when unbounded. Written only under the lock.
+    cap: AtomicUsize,
+    closed: AtomicBool,
+    config: Config,
+    clock: C,
+    spawner: S,
+    exec: X,
+}
+
+type NodeOf<T, S> = Node<T, <S as Spawner>::Signal>;
+type ChainOf<T, S> = Chain<T, <S as Spawner>::Signal>;
+
+impl<T, Q, C, S, X> Engine<T, Q, C, S, X>
+where
+    T: Send + 'static,
+    Q: WorkerQueue,
+    C: Clock,
+    S: Spawner,
+    X: Execute<T>,
+{
+    pub(crate) const fn new(config: Config, queue: Q, clock: C, spawner: S, exec: X) -> Self {
+        let cap = match config.capacity {
+            Some(cap) => cap,
+            None => usize::MAX,
+        };
+        Engine {
+            shared: lock_api::Mutex::const_new(
+                <S::Lock as lock_api::RawMutex>::INIT,
+                Shared {
+                    idle: queue,
+                    waiters: List::new(),
+                    drains: List::new(),
+                },
+            ),
+            running: AtomicUsize::new(0),
+            idle: AtomicUsize::new(0),
+            waiting: AtomicUsize::new(0),
+            cap: AtomicUsize::new(cap),
+            closed: AtomicBool::new(false),
+            config,
+            clock,
+            spawner,
+            exec,
+        }
+    }
+
+    /// Hands `task` to a worker: an idle one, a new one, or — saturated and
+    /// allowed to block — the first worker to finish.
+    pub(crate) fn submit<H: EngineRef<Self>>(
+        handle: &H,
+        task: T,
+        mode: Mode,
+    ) -> Result<(), SubmitError<T>> {
+        let this = handle.engine();
+        let mut shared = this.shared.lock();
+        if this.closed.load(Relaxed) {
+            return Err(SubmitError::Closed(task));
+        }
+        if let Some(worker) = shared.idle.detach() {
+            this.idle.store(shared.idle.len(), Relaxed);
+            let node = worker.id.as_ptr::<NodeOf<T, S>>();
+            // SAFETY: an id in the idle queue names the live mailbox of a worker
+            // parked on it; detaching it under the lock gives us the right to fill
+            // it, and the worker cannot leave before our notify.
+            unsafe { node.as_ref().set_state(state::TAKEN) };
+            drop(shared);
+            // SAFETY: as above; we unlinked it, the mailbox is empty (the worker
+            // emptied it before going idle), and `finish` is our last touch.
+            unsafe {
+                node.as_ref().put_task(task);
+                Node::finish(node, state::FULL);
+            }
+            return Ok(());
+        }
+        let running = this.running.load(Relaxed);
+        if running < this.cap.load(Relaxed) {
+            this.running.store(running + 1, Relaxed);
+            drop(shared);
+            return this.launch(handle, task);
+        }
+        let may_block = mode == Mode::Block
+            && !this.config.nonblocking
+            && (this.config.max_blocking == 0 || shared.waiters.len() < this.config.max_blocking);
+        if !may_block {
+            return Err(SubmitError::Overload(task));
+        }
+        let node = Node::with_task(this.spawner.signal(), task, state::WAITING);
+        let bomb = AbortOnUnwind;
+        // SAFETY: `node` stays on this stack, unmoved, until it is finished and we
+        // have consumed the finisher's token below.
+        unsafe { shared.waiters.push_back((&node).into()) };
+        this.waiting.store(shared.waiters.len(), Relaxed);
+        drop(shared);
+        node.signal().wait();
+        bomb.disarm();
+        match node.state() {
+            state::SERVED => Ok(()),
+            // SAFETY: whoever finished the node with CLOSED or GRANTED left the task
+            // in it, and it is ours again.
+            state::CLOSED => Err(SubmitError::Closed(unsafe { node.take_task() })),
+            // A worker slot was reserved for us (running was incremented).
+            // SAFETY: as for CLOSED.
+            state::GRANTED => this.launch(handle, unsafe { node.take_task() }),
+            other => unreachable!("antpool: waiter woken in state {other}"),
+        }
+    }
+
+    /// Starts a worker for `task`; `running` already counts it.
+    fn launch<H: EngineRef<Self>>(&self, handle: &H, task: T) -> Result<(), SubmitError<T>> {
+        launch::spawn(handle, &self.spawner, task).map_err(|task| {
+            self.release_slot();
+            SubmitError::SpawnFailed(task)
+        })
+    }
+
+    /// What a worker that finished a task does next: the oldest waiter's task,
+    /// or park idle until a task or retirement comes. `None`: retire.
+    fn next_task(&self, node: &NodeOf<T, S>) -> Option<T> {
+        let now = self.clock.now();
+        let mut shared = self.shared.lock();
+        if self.closed.load(Relaxed) || self.running.load(Relaxed) > self.cap.load(Relaxed) {
+            return None;
+        }
+        if let Some(waiter) = shared.waiters.pop_front() {
+            self.waiting.store(shared.waiters.len(), Relaxed);
+            // SAFETY: we unlinked the waiter under the lock, so its task is ours to
+            // take; it waits for our `finish`, our last touch.
+            let task = unsafe { waiter.as_ref().take_task() };
+            drop(shared);
+            // SAFETY: as above.
+            unsafe { Node::finish(waiter, state::SERVED) };
+            return Some(task);
+        }
+        node.set_state(state::IDLE);
+        let me = IdleWorker {
+            id: WorkerId::from_ptr(node.into()),
+            since: now,
+        };
+        if shared.idle.insert(me).is_err() {
+            // A fixed-size queue is full: this worker is surplus.
+            node.set_state(state::BUSY);
+            return None;
+        }
+        self.idle.store(shared.idle.len(), Relaxed);
+        drop(shared);
+        self.park_idle(node, now)
+    }
+
+    /// Parks an idle worker until a task or retirement arrives, reaping expired
+    /// workers (itself included) when its expiry passes.
+    fn park_idle(&self, node: &NodeOf<T, S>, mut since: Instant) -> Option<T> {
+        let bomb = AbortOnUnwind;
+        let me = WorkerId::from_ptr(node.into());
+        loop {
+            let deadline = match self.config.purge {
+                true => since.checked_add(self.config.expiry),
+                false => None,
+            };
+            let Some(deadline) = deadline else {
+                node.signal().wait();
+                break;
+            };
+            let remaining = deadline.saturating_duration_since(self.clock.now());
+            if !remaining.is_zero() {
+                if node.signal().wait_timeout(remaining) {
+                    break;
+                }
+                continue; // recheck against the clock: it decides, not the timer
+            }
+            // Expired by the clock: reap, if we are still in the queue.
+            let now = self.clock.now();
+            let Some(cutoff) = now.checked_sub(self.config.expiry) else {
+                continue; // the clock stepped back below one expiry: not expired
+            };
+            let mut shared = self.shared.lock();
+            if node.state() != state::IDLE {
+                // Someone detached us; their notify is coming.
+                drop(shared);
+                node.signal().wait();
+                break;
+            }
+            let mut retired: ChainOf<T, S> = Chain::new();
+            let mut me_too = false;
+            shared.idle.refresh(cutoff, |w| {
+                if w.id == me {
+                    me_too = true;
+                } else {
+                    // SAFETY: see `retire_into`.
+                    unsafe { retire_into(&mut retired, w) };
+                }
+            });
+            self.idle.store(shared.idle.len(), Relaxed);
+            drop(shared);
+            retired.finish_all(state::RETIRE);
+            if me_too {
+                node.set_state(state::BUSY);
+                bomb.disarm();
+                return None;
+            }
+            // Our stamp was clamped up (the clock stepped back): wait a full expiry.
+            since = now;
+        }
+        bomb.disarm();
+        match node.state() {
+            state::FULL => {
+                node.set_state(state::BUSY);
+                // SAFETY: FULL means the submitter that detached us put a task in our
+                // mailbox before the notify whose token we consumed.
+                Some(unsafe { node.take_task() })
+            }
+            state::RETIRE => None,
+            other => unreachable!("antpool: worker woken in state {other}"),
+        }
+    }
+
+    /// Gives back one unit of `running` (a worker exited, or a reserved spawn
+    /// failed), granting the freed slot to the oldest waiter and waking releasers
+    /// when the last worker is gone.
+    fn release_slot(&self) {
+        let mut shared = self.shared.lock();
+        self.running.fetch_sub(1, Relaxed);
+        let granted = self.grant_waiters(&mut shared);
+        let drained = match self.running.load(Relaxed) {
+            0 => shared.drains.take_all(),
+            _ => Chain::new(),
+        };
+        drop(shared);
+        granted.finish_all(state::GRANTED);
+        drained.finish_all(state::DONE);
+    }
+
+    /// Reserves a worker slot for each waiter the capacity now allows.
+    fn grant_waiters(&self, shared: &mut Shared<T, Q, S::Signal>) -> Chain<T, S::Signal> {
+        let mut granted = Chain::new();
+        let cap = self.cap.load(Relaxed);
+        while !self.closed.load(Relaxed) && self.running.load(Relaxed) < cap {
+            let Some(waiter) = shared.waiters.pop_front() else {
+                break;
+            };
+            self.running.fetch_add(1, Relaxed);
+            // SAFETY: we unlinked the waiter under the lock, so we hold the right
+            // to finish it.
+            unsafe { granted.push(waiter) };
+        }
+        self.waiting.store(shared.waiters.len(), Relaxed);
+        granted
+    }
+
+    pub(crate) fn running(&self) -> usize {
+        self.running.load(Relaxed)
+    }
+
+    pub(crate) fn idle(&self) -> usize {
+        self.idle.load(Relaxed)
+    }
+
+    pub(crate) fn waiting(&self) -> usize {
+        self.waiting.load(Relaxed)
+    }
+
+    pub(crate) fn cap(&self) -> Option<usize> {
+        match self.cap.load(Relaxed) {
+            usize::MAX => None,
+            cap => Some(cap),
+        }
+    }
+
+    pub(crate) fn free(&self) -> Option<usize> {
+        self.cap().map(|cap| cap.saturating_sub(self.running()))
+    }
+
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.load(Relaxed)
+    }
+
+    /// Changes the capacity. Ignored for 0, unbounded and prealloc pools.
+    /// Growing grants slots to waiters at once; shrinking retires surplus idle
+    /// workers at once (busy ones retire when they finish their task).
+    pub(crate) fn tune(&self, capacity: usize) {
+        if capacity == 0 || self.config.capacity.is_none() || self.config.prealloc {
+            return;
+        }
+        let mut shared = self.shared.lock();
+        let old = self.cap.swap(capacity, Relaxed);
+        let mut retired: ChainOf<T, S> = Chain::new();
+        let mut granted = Chain::new();
+        if capacity > old {
+            granted = self.grant_waiters(&mut shared);
+        } else {
+            let surplus = self.running.load(Relaxed).saturating_sub(capacity);
+            for _ in 0..surplus {
+                let Some(w) = shared.idle.detach() else {
+                    break;
+                };
+                // SAFETY: see `retire_into`.
+                unsafe { retire_into(&mut retired, w) };
+            }
+            self.idle.store(shared.idle.len(), Relaxed);
+        }
+        drop(shared);
+        granted.finish_all(state::GRANTED);
+        retired.finish_all(state::RETIRE);
+    }
+
+    /// Retires every worker that has been idle for the expiry or longer, now.
+    /// Returns how many.
+    pub(crate) fn purge(&self) -> usize {
+        // Before the clock has run for one expiry, nobody can have expired.
+        let Some(cutoff) = self.clock.now().checked_sub(self.config.expiry) else {
+            return 0;
+        };
+        let mut shared = self.shared.lock();
+        let mut retired: ChainOf<T, S> = Chain::new();
+        // SAFETY: see `retire_into`.
+        let n = shared
+            .idle
+            .refresh(cutoff, |w| unsafe { retire_into(&mut retired, w) });
+        self.idle.store(shared.idle.len(), Relaxed);
+        drop(shared);
+        retired.finish_all(state::RETIRE);
+        n
+    }
+
+    /// Closes the pool: idle workers retire, blocked submitters get their task
+    /// back, busy workers retire after their task. `false` if already closed.
+    pub(crate) fn release(&self) -> bool {
+        let mut shared = self.shared.lock();
+        if self.closed.swap(true, Relaxed) {
+            return false;
+        }
+        let mut retired: ChainOf<T, S> = Chain::new();
+        // SAFETY: see `retire_into`.
+        shared
+            .idle
+            .reset(|w| unsafe { retire_into(&mut retired, w) });
+        self.idle.store(0, Relaxed);
+        let turned_away = shared.waiters.take_all();
+        self.waiting.store(0, Relaxed);
+        drop(shared);
+        retired.finish_all(state::RETIRE);
+        turned_away.finish_all(state::CLOSED);
+        true
+    }
+
+    /// Releases the pool and waits up to `timeout` for every worker to exit.
+    pub(crate) fn release_timeout(&self, timeout: Duration) -> Result<(), ReleaseError> {
+        if !self.release() {
+            return Err(ReleaseError::Closed);
+        }
+        let node: NodeOf<T, S> = Node::new(self.spawner.signal(), state::WAITING);
+        let mut shared = self.shared.lock();
+        if self.running.load(Relaxed) == 0 {
+            return Ok(());
+        }
+        let bomb = AbortOnUnwind;
+        // SAFETY: `node` stays on this stack, unmoved, until it is unlinked by us
+        // or finished by the last worker and we consumed the token.
+        unsafe { shared.drains.push_back((&node).into()) };
+        drop(shared);
+        let drained = node.signal().wait_timeout(timeout) || {
+            let mut shared = self.shared.lock();
+            if shared.drains.remove((&node).into()) {
+                false
+            } else {
+                // The last worker unlinked us just now; its notify is coming.
+                drop(shared);
+                node.signal().wait();
+                true
+            }
+        };
+        bomb.disarm();
+        match drained {
+            true => Ok(()),
+            false => Err(ReleaseError::Timeout),
+        }
+    }
+
+    /// Reopens a released pool. Workers still finishing their last task before the
+    /// release go on serving.
+    pub(crate) fn reboot(&self) {
+        let _shared = self.shared.lock();
+        self.closed.store(false, Relaxed);
+    }
+}
+
+/// Marks an idle worker taken out of the queue under the lock as retiring, and
+/// adds it to `chain` to be woken once the lock is dropped.
+///
+/// # Safety
+///
+/// Called with the lock held, on a worker just removed from the idle queue: its
+/// id names the live mailbox of a worker parked on it, and removing it gave the
+/// caller the right to finish it.
+unsafe fn retire_into<T, Sig: Signal>(chain: &mut Chain<T, Sig>, worker: IdleWorker) {
+    let node = worker.id.as_ptr::<Node<T, Sig>>();
+    // SAFETY: per the function's contract.
+    unsafe {
+        node.as_ref().set_state(state::RETIRE);
+        chain.push(node);
+    }
+}

@@ -1,0 +1,270 @@
+//! The one record every party of the hand-off protocol parks on: a [`Node`].
+//!
+//! A node lives on the stack of the thread that waits on it — a worker (its
+//! mailbox), a blocked submitter (its waiter record) or a releaser (its drain
+//! record) — and is linked into the pool's shared state by raw pointer while that
+//! thread waits. The rules that make those pointers sound are in
+//! `engine/README.md`; in short:
+//!
+//! * a node is linked (in the idle queue, the waiter list, the drain list) only
+//!   while its owner waits, and only the lock holder links or unlinks it;
+//! * whoever unlinks a node owns the right to finish it: set its state, move its
+//!   task in or out, and `notify` its signal — exactly once;
+//! * the owner does not leave (and so does not free the node) until it has
+//!   consumed that notify's token, and `notify` does not touch the node once the
+//!   token is visible ([`Signal`](crate::Signal) rule 6).
+
+use core::cell::UnsafeCell;
+use core::marker::PhantomData;
+use core::mem::MaybeUninit;
+use core::ptr::NonNull;
+
+use portable_atomic::{AtomicU8, Ordering};
+
+use crate::spawner::Signal;
+
+/// Node states. A worker's mailbox moves BUSY → IDLE → (TAKEN → FULL | RETIRE);
+/// a waiter WAITING → (SERVED | GRANTED | CLOSED); a drain record WAITING → DONE.
+pub(crate) mod state {
+    /// A worker running a task, or about to look for the next one.
+    pub const BUSY: u8 = 0;
+    /// A worker in the idle queue.
+    pub const IDLE: u8 = 1;
+    /// A worker taken out of the idle queue by a submitter that will fill it.
+    pub const TAKEN: u8 = 2;
+    /// A worker's mailbox holds its next task.
+    pub const FULL: u8 = 3;
+    /// A worker told to exit.
+    pub const RETIRE: u8 = 4;
+    /// A blocked submitter or releaser in its list.
+    pub const WAITING: u8 = 5;
+    /// A blocked submitter whose task a worker took.
+    pub const SERVED: u8 = 6;
+    /// A blocked submitter granted a worker slot: it spawns the worker itself.
+    pub const GRANTED: u8 = 7;
+    /// A blocked submitter turned away because the pool closed.
+    pub const CLOSED: u8 = 8;
+    /// A releaser whose pool has no worker left.
+    pub const DONE: u8 = 9;
+}
+
+/// A parking record: a state, a link, an optional task, and the owner's signal.
+pub(crate) struct Node<T, Sig> {
+    state: AtomicU8,
+    /// The next node in whichever list or chain holds this one. Only the holder
+    /// of that list (the lock holder, or the owner of a detached chain) touches it.
+    next: UnsafeCell<Option<NonNull<Node<T, Sig>>>>,
+    task: UnsafeCell<MaybeUninit<T>>,
+    signal: Sig,
+}
+
+impl<T, Sig: Signal> Node<T, Sig> {
+    /// An empty node in `state`.
+    pub(crate) const fn new(signal: Sig, state: u8) -> Self {
+        Node {
+            state: AtomicU8::new(state),
+            next: UnsafeCell::new(None),
+            task: UnsafeCell::new(MaybeUninit::uninit()),
+            signal,
+        }
+    }
+
+    /// A node holding `task`, in `state`.
+    pub(crate) fn with_task(signal: Sig, task: T, state: u8) -> Self {
+        Node {
+            state: AtomicU8::new(state),
+            next: UnsafeCell::new(None),
+            task: UnsafeCell::new(MaybeUninit::new(task)),
+            signal,
+        }
+    }
+
+    pub(crate) fn state(&self) -> u8 {
+        self.state.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn set_state(&self, state: u8) {
+        self.state.store(state, Ordering::Release);
+    }
+
+    pub(crate) fn signal(&self) -> &Sig {
+        &self.signal
+    }
+
+    /// Puts `task` in the empty task cell.
+    ///
+    /// # Safety
+    ///
+    /// The caller has the exclusive right to the cell (it unlinked the node, or
+    /// owns it and nobody else can reach it), and the cell is empty.
+    pub(crate) unsafe fn put_task(&self, task: T) {
+        // SAFETY: exclusive access per the caller's contract; writing a
+        // `MaybeUninit` never drops the old (absent) value.
+        unsafe { (*self.task.get()).write(task) };
+    }
+
+    /// Moves the task out of the cell, leaving it empty.
+    ///
+    /// # Safety
+    ///
+    /// The caller has the exclusive right to the cell and the cell is full.
+    pub(crate) unsafe fn take_task(&self) -> T {
+        // SAFETY: exclusive access, and the cell holds an initialised task, per the
+        // caller's contract; the protocol never reads it twice.
+        unsafe { (*self.task.get()).assume_init_read() }
+    }
+
+    /// Finishes a node this thread unlinked: sets `state` and wakes the owner.
+    /// After this the node may be gone.
+    ///
+    /// # Safety
+    ///
+    /// `node` is live and this thread holds the right to finish it (it unlinked it
+    /// under the lock, or took it as part of a detached chain), and does not touch
+    /// it afterwards.
+    pub(crate) unsafe fn finish(node: NonNull<Self>, state: u8) {
+        // SAFETY: the owner waits for this notify's token before it frees the node,
+        // so the node is live until `notify` makes the token visible, and `notify`
+        // does not touch it after that (Signal rule 6).
+        unsafe {
+            let node = node.as_ref();
+            node.set_state(state);
+            node.signal.notify();
+        }
+    }
+}
+
+/// A FIFO list of nodes linked through their `next` field. Lives in the pool's
+/// lock-protected state; every method is called with that lock held.
+pub(crate) struct List<T, Sig> {
+    head: Option<NonNull<Node<T, Sig>>>,
+    tail: Option<NonNull<Node<T, Sig>>>,
+    len: usize,
+}
+
+impl<T, Sig> List<T, Sig> {
+    pub(crate) const fn new() -> Self {
+        List {
+            head: None,
+            tail: None,
+            len: 0,
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Appends `node`.
+    ///
+    /// # Safety
+    ///
+    /// `node` is live, in no list, and its owner keeps it alive (and does not
+    /// move it) until it is unlinked and finished.
+    pub(crate) unsafe fn push_back(&mut self, node: NonNull<Node<T, Sig>>) {
+        // SAFETY: `node` is live and in no list (caller's contract), so nobody else
+        // reads or writes its link; `tail`, if any, is a live linked node whose
+        // link only the list holder touches.
+        unsafe {
+            *node.as_ref().next.get() = None;
+            match self.tail {
+                Some(tail) => *tail.as_ref().next.get() = Some(node),
+                None => self.head = Some(node),
+            }
+        }
+        self.tail = Some(node);
+        self.len += 1;
+    }
+
+    /// Unlinks the oldest node.
+    pub(crate) fn pop_front(&mut self) -> Option<NonNull<Node<T, Sig>>> {
+        let head = self.head?;
+        // SAFETY: linked nodes are live (push_back's contract) and their links are
+        // ours while we hold the list.
+        let next = unsafe { *head.as_ref().next.get() };
+        self.head = next;
+        if next.is_none() {
+            self.tail = None;
+        }
+        self.len -= 1;
+        Some(head)
+    }
+
+    /// Unlinks `node` if it is in the list; `false` if it is not.
+    pub(crate) fn remove(&mut self, node: NonNull<Node<T, Sig>>) -> bool {
+        let mut prev: Option<NonNull<Node<T, Sig>>> = None;
+        let mut cur = self.head;
+        while let Some(c) = cur {
+            // SAFETY: linked nodes are live and their links are ours (see pop_front).
+            let next = unsafe { *c.as_ref().next.get() };
+            if c == node {
+                match prev {
+                    // SAFETY: as above, `p` is a live linked node.
+                    Some(p) => unsafe { *p.as_ref().next.get() = next },
+                    None => self.head = next,
+                }
+                if self.tail == Some(c) {
+                    self.tail = prev;
+                }
+                self.len -= 1;
+                return true;
+            }
+            prev = cur;
+            cur = next;
+        }
+        false
+    }
+
+    /// Unlinks every node, as a chain in FIFO order.
+    pub(crate) fn take_all(&mut self) -> Chain<T, Sig> {
+        let chain = Chain {
+            head: self.head,
+            _nodes: PhantomData,
+        };
+        *self = List::new();
+        chain
+    }
+}
+
+/// Nodes unlinked under the lock, to be finished after it is dropped (the lock is
+/// never held while a signal is notified).
+#[must_use = "a chain's nodes must be finished, or their owners wait forever"]
+pub(crate) struct Chain<T, Sig> {
+    head: Option<NonNull<Node<T, Sig>>>,
+    _nodes: PhantomData<Node<T, Sig>>,
+}
+
+impl<T, Sig: Signal> Chain<T, Sig> {
+    pub(crate) const fn new() -> Self {
+        Chain {
+            head: None,
+            _nodes: PhantomData,
+        }
+    }
+
+    /// Adds a node this thread unlinked.
+    ///
+    /// # Safety
+    ///
+    /// `node` is live, unlinked from every list, and this thread holds the right
+    /// to finish it.
+    pub(crate) unsafe fn push(&mut self, node: NonNull<Node<T, Sig>>) {
+        // SAFETY: we hold the right to the node (caller's contract), its link included.
+        unsafe { *node.as_ref().next.get() = self.head };
+        self.head = Some(node);
+    }
+
+    /// Finishes every node with `state`, waking each owner.
+    pub(crate) fn finish_all(self, state: u8) {
+        let mut cur = self.head;
+        while let Some(node) = cur {
+            // SAFETY: the chain holds the right to finish its nodes (push and
+            // take_all's contracts); the link is read before `finish`, after which
+            // the node may be gone.
+            unsafe {
+                cur = *node.as_ref().next.get();
+                Node::finish(node, state);
+            }
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! The errors: [`SubmitError`] hands the task back, [`BuildError`] names the bad
+//! option, [`ReleaseError`] says why a release did not finish.
+
+use core::fmt;
+
+/// A task the pool did not take, handed back to the caller inside the error.
+///
+/// Like `crossbeam_channel::TrySendError`, the error owns the rejected value
+/// (`T` is the pool's task: a boxed closure for [`Pool`](crate::Pool), the
+/// argument for [`PoolWithFunc`](crate::PoolWithFunc)), and its `Debug` does not
+/// print it, so `T` needs no `Debug`.
+///
+/// ```
+/// use antpool::SubmitError;
+/// let err = SubmitError::Overload(5_u32);
+/// assert!(err.is_overload());
+/// assert_eq!(err.to_string(), "the pool is saturated: all workers are busy and it does not block (nonblocking, or max_blocking_tasks reached)");
+/// assert_eq!(err.into_inner(), 5);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum SubmitError<T> {
+    /// Every worker is busy, the pool is at capacity, and it may not block the
+    /// caller (`nonblocking`, `try_submit`, or `max_blocking_tasks` callers are
+    /// already waiting).
+    Overload(T),
+    /// The pool is released (closed), or was released while the caller waited.
+    Closed(T),
+    /// The pool needed a new worker and the platform could not start a thread.
+    /// The count of running workers is as it was before the call.
+    SpawnFailed(T),
+}
+
+impl<T> SubmitError<T> {
+    /// The task that was not taken.
+    ///
+    /// ```
+    /// let err = antpool::SubmitError::Closed("task");
+    /// assert_eq!(err.into_inner(), "task");
+    /// ```
+    pub fn into_inner(self) -> T {
+        match self {
+            SubmitError::Overload(t) | SubmitError::Closed(t) | SubmitError::SpawnFailed(t) => t,
+        }
+    }
+
+    /// Whether the pool was saturated and would not block.
+    ///
+    /// ```
+    /// assert!(antpool::SubmitError::Overload(()).is_overload());
+    /// ```
+    pub fn is_overload(&self) -> bool {
+        matches!(self, SubmitError::Overload(_))
+    }
+
+    /// Whether the pool was closed.
+    ///
+    /// ```
+    /// assert!(antpool::SubmitError::Closed(()).is_closed());
+    /// ```
+    pub fn is_closed(&self) -> bool {
+        matches!(self, SubmitError::Closed(_))
+    }
+
+    /// Whether a new worker thread could not be started.
+    ///
+    /// ```
+    /// assert!(antpool::SubmitError::SpawnFailed(()).is_spawn_failed());
+    /// ```
+    pub fn is_spawn_failed(&self) -> bool {
+        matches!(self, SubmitError::SpawnFailed(_))
+    }
+
+    /// The same error around a different task (for example the closure a boxed
+    /// task was made from).
+    ///
+    /// ```
+    /// let err = antpool::SubmitError::Closed(2).map(|n| n * 10);
+    /// assert_eq!(err, antpool::SubmitError::Closed(20));
+    /// ```
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> SubmitError<U> {
+        match self {
+            SubmitError::Overload(t) => SubmitError::Overload(f(t)),
+            SubmitError::Closed(t) => SubmitError::Closed(f(t)),
+            SubmitError::SpawnFailed(t) => SubmitError::SpawnFailed(f(t)),
+        }
+    }
+}
+
+impl<T> fmt::Debug for SubmitError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SubmitError::Overload(_) => f.write_str("Overload(..)"),
+            SubmitError::Closed(_) => f.write_str("Closed(..)"),
+            SubmitError::SpawnFailed(_) => f.write_str("SpawnFailed(..)"),
+        }
+    }
+}
+
+impl<T> fmt::Display for SubmitError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SubmitError::Overload(_) => {
+                "the pool is saturated: all workers are busy and it does not block (nonblocking, or max_blocking_tasks reached)"
+            }
+            SubmitError::Closed(_) => "the pool has been released",
+            SubmitError::SpawnFailed(_) => "the pool could not start a worker thread",
+        })
+    }
+}
+
+impl<T> core::error::Error for SubmitError<T> {}
+
+/// An invalid pool configuration, reported by `build()`.
+///
+/// ```
+/// use antpool::{BuildError, Pool};
+/// assert_eq!(Pool::new(0).unwrap_err(), BuildError::InvalidCapacity);
+/// assert_eq!(
+///     BuildError::InvalidCapacity.to_string(),
+///     "invalid capacity: a bounded pool needs at least one worker"
+/// );
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// A capacity of 0 was given.
+    InvalidCapacity,
+    /// Neither `capacity(n)` nor `unbounded()` was chosen on the builder.
+    MissingCapacity,
+    /// An expiry of zero was given.
+    InvalidExpiry,
+    /// `prealloc(true)` was asked for an unbounded pool: there is no size to
+    /// allocate.
+    InvalidPreAllocSize,
+    /// A multi-pool of zero pools was asked for.
+    InvalidMultiPoolSize,
+}
+
+impl BuildError {
+    /// The error's message, in a `const` context (what `Display` prints).
+    ///
+    /// ```
+    /// use antpool::BuildError;
+    /// const MSG: &str = BuildError::InvalidExpiry.message();
+    /// assert_eq!(MSG, BuildError::InvalidExpiry.to_string());
+    /// ```
+    pub const fn message(&self) -> &'static str {
+        match self {
+            BuildError::InvalidCapacity => {
+                "invalid capacity: a bounded pool needs at least one worker"
+            }
+            BuildError::MissingCapacity => {
+                "no capacity chosen: call capacity(n) or unbounded() on the builder"
+            }
+            BuildError::InvalidExpiry => "invalid expiry: the idle expiry must be longer than zero",
+            BuildError::InvalidPreAllocSize => {
+                "invalid prealloc: an unbounded pool has no size to preallocate"
+            }
+            BuildError::InvalidMultiPoolSize => {
+                "invalid multi-pool size: a multi-pool needs at least one pool"
+            }
+        }
+    }
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+impl core::error::Error for BuildError {}
+
+/// Why [`release_timeout`](crate::Pool::release_timeout) did not end cleanly.
+///
+/// ```
+/// use antpool::ReleaseError;
+/// assert_eq!(ReleaseError::Closed.to_string(), "the pool was already released");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ReleaseError {
+    /// Workers were still running when the time ran out. The pool is closed, and
+    /// they exit as their tasks finish.
+    Timeout,
+    /// The pool was already released.
+    Closed,
+}
+
+impl fmt::Display for ReleaseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ReleaseError::Timeout => "timed out waiting for the pool's workers to exit",
+            ReleaseError::Closed => "the pool was already released",
+        })
+    }
+}
+
+impl core::error::Error for ReleaseError {}

@@ -1,0 +1,119 @@
+//! What every pool face shares: the counters and the lifecycle, written once.
+
+/// Expands to the accessor and lifecycle methods of a pool face whose engine is
+/// `self.engine`. `setup` is doc-test code that runs first, `pool` an expression
+/// for a pool of capacity 3, `submit` a statement that submits a trivial task to
+/// `pool`.
+macro_rules! lifecycle_methods {
+    (setup: $setup:literal, pool: $pool:literal, submit: $submit:literal $(,)?) => {
+        #[doc = "Live workers, busy or idle (never more than the capacity, except briefly"]
+        #[doc = "after `tune` lowered it)."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n")]
+        #[doc = "assert_eq!(pool.running(), 0); // no thread until the first task"]
+        #[doc = concat!($submit, ";\nassert_eq!(pool.running(), 1);\n```")]
+        pub fn running(&self) -> usize {
+            self.engine.running()
+        }
+
+        #[doc = "Workers parked idle, waiting for a task."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n")]
+        #[doc = "assert_eq!(pool.idle(), 0);\n```"]
+        pub fn idle(&self) -> usize {
+            self.engine.idle()
+        }
+
+        #[doc = "Submitters blocked waiting for a worker."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n")]
+        #[doc = "assert_eq!(pool.waiting(), 0);\n```"]
+        pub fn waiting(&self) -> usize {
+            self.engine.waiting()
+        }
+
+        #[doc = "The capacity; `None` when unbounded. `release` leaves it unchanged."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n")]
+        #[doc = "assert_eq!(pool.cap(), Some(3));\npool.release();\nassert_eq!(pool.cap(), Some(3));\n```"]
+        pub fn cap(&self) -> Option<usize> {
+            self.engine.cap()
+        }
+
+        #[doc = "`cap - running` (0 rather than negative after a `tune` down); `None`"]
+        #[doc = "when unbounded."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n")]
+        #[doc = concat!("assert_eq!(pool.free(), Some(3));\n", $submit, ";\nassert_eq!(pool.free(), Some(2));\n```")]
+        pub fn free(&self) -> Option<usize> {
+            self.engine.free()
+        }
+
+        #[doc = "Whether the pool is released."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n")]
+        #[doc = "assert!(!pool.is_closed());\npool.release();\nassert!(pool.is_closed());\n```"]
+        pub fn is_closed(&self) -> bool {
+            self.engine.is_closed()
+        }
+
+        #[doc = "Changes the capacity at run time. Growing lets blocked submitters start"]
+        #[doc = "workers at once; shrinking retires surplus idle workers at once, and busy"]
+        #[doc = "ones as they finish their task. Ignored for 0, for unbounded pools and"]
+        #[doc = "for `prealloc` pools."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n")]
+        #[doc = "pool.tune(8);\nassert_eq!(pool.cap(), Some(8));\npool.tune(0); // ignored\nassert_eq!(pool.cap(), Some(8));\n```"]
+        pub fn tune(&self, capacity: usize) {
+            self.engine.tune(capacity)
+        }
+
+        #[doc = "Retires, now, every worker that has been idle for the expiry or longer,"]
+        #[doc = "instead of waiting for their own timers; returns how many. With a"]
+        #[doc = "[`ManualClock`](crate::ManualClock) this is how a test sees expiry"]
+        #[doc = "without sleeping. Works whether or not `disable_purge` is set."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n")]
+        #[doc = "assert_eq!(pool.purge(), 0); // nobody idle for a second yet\n```"]
+        pub fn purge(&self) -> usize {
+            self.engine.purge()
+        }
+
+        #[doc = "Closes the pool: idle workers exit, blocked submitters get"]
+        #[doc = "[`SubmitError::Closed`](crate::SubmitError::Closed) with their task, busy"]
+        #[doc = "workers exit after their task, and later submits are rejected. Does not"]
+        #[doc = "wait; a second call does nothing."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n")]
+        #[doc = "pool.release();\nassert!(pool.is_closed());\n```"]
+        pub fn release(&self) {
+            self.engine.release();
+        }
+
+        #[doc = "Releases the pool and waits up to `timeout` for every worker to exit:"]
+        #[doc = "[`ReleaseError::Timeout`](crate::ReleaseError::Timeout) if some are still"]
+        #[doc = "running (the pool stays closed; they exit after their task),"]
+        #[doc = "[`ReleaseError::Closed`](crate::ReleaseError::Closed) if the pool was"]
+        #[doc = "already released."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n", $submit, ";\n")]
+        #[doc = "pool.release_timeout(std::time::Duration::from_secs(5)).unwrap();\nassert_eq!(pool.running(), 0);"]
+        #[doc = "assert_eq!(\n    pool.release_timeout(std::time::Duration::from_secs(1)),\n    Err(antpool::ReleaseError::Closed)\n);\n```"]
+        pub fn release_timeout(
+            &self,
+            timeout: core::time::Duration,
+        ) -> Result<(), crate::ReleaseError> {
+            self.engine.release_timeout(timeout)
+        }
+
+        #[doc = "Reopens a released pool."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n")]
+        #[doc = concat!("pool.release();\npool.reboot();\nassert!(!pool.is_closed());\n", $submit, ";\n```")]
+        pub fn reboot(&self) {
+            self.engine.reboot()
+        }
+    };
+}
+
+pub(crate) use lifecycle_methods;

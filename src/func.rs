@@ -1,0 +1,386 @@
+//! One function over typed arguments: [`PoolWithFunc`] (behind an `Arc`) and
+//! [`StaticPoolWithFunc`] (in a `static`, no heap at all).
+//!
+//! A task is just the argument, stored in the worker's mailbox by value: no
+//! allocation per task, on any target.
+//!
+//! Two faces, because a worker must be able to reach its pool for as long as it
+//! lives. `PoolWithFunc` gives each worker an `Arc` clone (one allocation when the
+//! pool is built). `StaticPoolWithFunc` lives in a `static`, so workers hold a
+//! `&'static`; its methods that start workers take `&'static self`, and it is
+//! `const`-constructible. (One type for both would make its API depend on the
+//! `alloc` feature, and features must only add.)
+
+#[cfg(feature = "alloc")]
+use alloc::sync::Arc;
+use core::fmt;
+
+use crate::clock::Clock;
+use crate::engine::{Engine, Mode};
+use crate::error::{BuildError, SubmitError};
+use crate::exec::{CallFn, Guarded, guard_default};
+use crate::options::Options;
+use crate::queue::WorkerQueue;
+use crate::spawner::Spawner;
+
+type FuncEngine<A, F, Q, C, S> = Engine<A, Q, C, S, Guarded<CallFn<F>>>;
+
+#[cfg(feature = "alloc")]
+macro_rules! pool_with_func_struct {
+    ($($defaults:tt)*) => {
+        /// A bounded pool of reusable workers that all run one function, each call
+        /// on an argument of type `A`.
+        ///
+        /// Behaves exactly like [`Pool`](crate::Pool) — hand-off, capacity,
+        /// blocking, expiry, tune, release — but a task is the argument itself,
+        /// travelling by value: no allocation per task.
+        ///
+        /// ```
+        /// use antpool::PoolWithFunc;
+        /// use std::sync::atomic::{AtomicU64, Ordering};
+        /// use std::sync::Arc;
+        /// use std::time::Duration;
+        ///
+        /// let sum = Arc::new(AtomicU64::new(0));
+        /// let s = sum.clone();
+        /// let pool = PoolWithFunc::new(4, move |n: u64| { s.fetch_add(n, Ordering::Relaxed); }).unwrap();
+        /// for n in 1..=100 {
+        ///     pool.invoke(n).unwrap();
+        /// }
+        /// pool.release_timeout(Duration::from_secs(5)).unwrap();
+        /// assert_eq!(sum.load(Ordering::Relaxed), 5050);
+        /// ```
+        pub struct PoolWithFunc<A, F, $($defaults)*>
+        where
+            A: Send + 'static,
+            F: Fn(A) + Send + Sync + 'static,
+            Q: WorkerQueue,
+            C: Clock,
+            S: Spawner,
+        {
+            engine: Arc<FuncEngine<A, F, Q, C, S>>,
+        }
+    };
+}
+
+#[cfg(feature = "std")]
+pool_with_func_struct!(
+    Q = crate::IdleQueue,
+    C = crate::StdClock,
+    S = crate::StdSpawner
+);
+#[cfg(all(feature = "alloc", not(feature = "std")))]
+pool_with_func_struct!(Q, C, S);
+
+#[cfg(feature = "std")]
+impl<A, F> PoolWithFunc<A, F>
+where
+    A: Send + 'static,
+    F: Fn(A) + Send + Sync + 'static,
+{
+    /// A pool of at most `capacity` workers running `func`, with the default
+    /// options; 0 is [`BuildError::InvalidCapacity`].
+    ///
+    /// ```
+    /// let pool = antpool::PoolWithFunc::new(2, |s: String| println!("{s}")).unwrap();
+    /// pool.invoke("hello".to_string()).unwrap();
+    /// ```
+    pub fn new(capacity: usize, func: F) -> Result<Self, BuildError> {
+        Self::builder(func).capacity(capacity).build()
+    }
+
+    /// A pool with no limit on its workers, running `func`.
+    ///
+    /// ```
+    /// let pool = antpool::PoolWithFunc::unbounded(|n: u8| drop(n));
+    /// assert_eq!(pool.cap(), None);
+    /// ```
+    pub fn unbounded(func: F) -> Self {
+        match Self::builder(func).unbounded().build() {
+            Ok(pool) => pool,
+            Err(e) => unreachable!("the default unbounded options are valid: {e}"),
+        }
+    }
+
+    /// A builder with every option (see [`Builder`](crate::Builder)).
+    ///
+    /// ```
+    /// let pool = antpool::PoolWithFunc::builder(|n: u32| drop(n))
+    ///     .capacity(4)
+    ///     .nonblocking(true)
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(pool.cap(), Some(4));
+    /// ```
+    pub fn builder(func: F) -> crate::PoolWithFuncBuilder<A, F> {
+        crate::PoolWithFuncBuilder::new_func(func, crate::StdClock::new(), crate::StdSpawner::new())
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<A, F, C, S> PoolWithFunc<A, F, crate::IdleQueue, C, S>
+where
+    A: Send + 'static,
+    F: Fn(A) + Send + Sync + 'static,
+    C: Clock,
+    S: Spawner,
+{
+    /// A builder for a pool on another platform: your clock and spawner.
+    ///
+    /// ```
+    /// use antpool::{PoolWithFunc, StdClock, StdSpawner};
+    /// let pool = PoolWithFunc::builder_with(|n: u32| drop(n), StdClock::new(), StdSpawner::new())
+    ///     .capacity(1)
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(pool.cap(), Some(1));
+    /// ```
+    pub fn builder_with(
+        func: F,
+        clock: C,
+        spawner: S,
+    ) -> crate::PoolWithFuncBuilder<A, F, crate::IdleQueue, C, S> {
+        crate::PoolWithFuncBuilder::new_func(func, clock, spawner)
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<A, F, Q, C, S> PoolWithFunc<A, F, Q, C, S>
+where
+    A: Send + 'static,
+    F: Fn(A) + Send + Sync + 'static,
+    Q: WorkerQueue,
+    C: Clock,
+    S: Spawner,
+{
+    pub(crate) fn from_engine(engine: Arc<FuncEngine<A, F, Q, C, S>>) -> Self {
+        PoolWithFunc { engine }
+    }
+
+    /// Runs the pool's function on `arg` on a worker, like
+    /// [`Pool::submit`](crate::Pool::submit): blocks at capacity unless the
+    /// options say otherwise; a rejected argument comes back in the error.
+    ///
+    /// ```
+    /// let pool = antpool::PoolWithFunc::new(1, |n: u32| assert!(n < 10)).unwrap();
+    /// pool.invoke(3).unwrap();
+    /// pool.release();
+    /// assert_eq!(pool.invoke(4).unwrap_err().into_inner(), 4);
+    /// ```
+    pub fn invoke(&self, arg: A) -> Result<(), SubmitError<A>> {
+        Engine::submit(&self.engine, arg, Mode::Block)
+    }
+
+    /// Like [`invoke`](PoolWithFunc::invoke), but never blocks: a saturated pool
+    /// returns [`SubmitError::Overload`] with the argument.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// let (hold, wait) = mpsc::channel::<()>();
+    /// let wait = std::sync::Mutex::new(wait);
+    /// let pool = antpool::PoolWithFunc::new(1, move |_: u8| { let _ = wait.lock().unwrap().recv(); }).unwrap();
+    /// pool.invoke(1).unwrap(); // occupies the only worker
+    /// assert_eq!(pool.try_invoke(2).unwrap_err(), antpool::SubmitError::Overload(2));
+    /// drop(hold);
+    /// ```
+    pub fn try_invoke(&self, arg: A) -> Result<(), SubmitError<A>> {
+        Engine::submit(&self.engine, arg, Mode::Try)
+    }
+
+    crate::face::lifecycle_methods! {
+        setup: "",
+        pool: "antpool::PoolWithFunc::new(3, |n: u32| drop(n)).unwrap()",
+        submit: "pool.invoke(1).unwrap()",
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<A, F, Q, C, S> Drop for PoolWithFunc<A, F, Q, C, S>
+where
+    A: Send + 'static,
+    F: Fn(A) + Send + Sync + 'static,
+    Q: WorkerQueue,
+    C: Clock,
+    S: Spawner,
+{
+    fn drop(&mut self) {
+        self.engine.release();
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<A, F, Q, C, S> fmt::Debug for PoolWithFunc<A, F, Q, C, S>
+where
+    A: Send + 'static,
+    F: Fn(A) + Send + Sync + 'static,
+    Q: WorkerQueue,
+    C: Clock,
+    S: Spawner,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PoolWithFunc")
+            .field("cap", &self.cap())
+            .field("running", &self.running())
+            .field("idle", &self.idle())
+            .field("waiting", &self.waiting())
+            .field("closed", &self.is_closed())
+            .finish()
+    }
+}
+
+/// A [`PoolWithFunc`](crate::PoolWithFunc) that lives in a `static`: no heap, not
+/// even when it is built. Made for embedded targets: pair it with a
+/// [`WorkerRing<N>`](crate::WorkerRing) and your platform's clock and spawner.
+///
+/// Workers hold a `&'static` to the pool, so the methods that may start one take
+/// `&'static self`. The first task of a new worker is handed over on the
+/// submitter's stack: the submitter waits until the new thread has taken it (a
+/// thread start, once per worker; never per task).
+///
+/// ```
+/// use antpool::{Options, StaticPoolWithFunc, StdClock, StdSpawner, WorkerRing};
+/// use std::sync::atomic::{AtomicU32, Ordering};
+/// use std::sync::LazyLock;
+/// use std::time::Duration;
+///
+/// static SUM: AtomicU32 = AtomicU32::new(0);
+/// fn work(n: u32) {
+///     SUM.fetch_add(n, Ordering::Relaxed);
+/// }
+///
+/// // On std, the clock and spawner are not `const`, hence the `LazyLock`; an RTOS
+/// // port's zero-sized clock and spawner go straight into the initialiser.
+/// static POOL: LazyLock<StaticPoolWithFunc<u32, WorkerRing<4>, StdClock, StdSpawner>> =
+///     LazyLock::new(|| StaticPoolWithFunc::new(Options::new().capacity(4), work, WorkerRing::new(), StdClock::new(), StdSpawner::new()));
+///
+/// for n in 1..=10 {
+///     POOL.invoke(n).unwrap();
+/// }
+/// POOL.release_timeout(Duration::from_secs(5)).unwrap();
+/// assert_eq!(SUM.load(Ordering::Relaxed), 55);
+/// ```
+pub struct StaticPoolWithFunc<A, Q, C, S>
+where
+    A: Send + 'static,
+    Q: WorkerQueue,
+    C: Clock,
+    S: Spawner,
+{
+    engine: FuncEngine<A, fn(A), Q, C, S>,
+}
+
+impl<A, Q, C, S> StaticPoolWithFunc<A, Q, C, S>
+where
+    A: Send + 'static,
+    Q: WorkerQueue,
+    C: Clock,
+    S: Spawner,
+{
+    /// A pool running `func`, configured by `options`, on `queue` (usually
+    /// `WorkerRing::new()`), `clock` and `spawner`.
+    ///
+    /// `const`: in a `static` initialiser, invalid options are a compile error
+    /// that names the problem. At run time, [`try_new`](Self::try_new) returns the
+    /// [`BuildError`] instead of panicking.
+    ///
+    /// # Panics
+    ///
+    /// If `options` are invalid (see [`Options`]).
+    ///
+    /// ```
+    /// use antpool::{ManualClock, Options, StaticPoolWithFunc, StdSpawner, WorkerRing};
+    /// static CLOCK: ManualClock = ManualClock::new();
+    /// fn work(_: u8) {}
+    /// let pool = StaticPoolWithFunc::new(Options::new().capacity(2), work, WorkerRing::<2>::new(), &CLOCK, StdSpawner::new());
+    /// assert_eq!(pool.cap(), Some(2));
+    /// ```
+    pub const fn new(options: Options, func: fn(A), queue: Q, clock: C, spawner: S) -> Self {
+        let config = match options.config() {
+            Ok(config) => config,
+            Err(e) => panic!("{}", e.message()),
+        };
+        let exec = guard_default(CallFn::new(func));
+        StaticPoolWithFunc {
+            engine: Engine::new(config, queue, clock, spawner, exec),
+        }
+    }
+
+    /// Like [`new`](Self::new), but returns the [`BuildError`] for invalid options.
+    ///
+    /// ```
+    /// use antpool::{BuildError, ManualClock, Options, StaticPoolWithFunc, StdSpawner, WorkerRing};
+    /// static CLOCK: ManualClock = ManualClock::new();
+    /// let pool = StaticPoolWithFunc::try_new(Options::new().capacity(0), |_: u8| (), WorkerRing::<2>::new(), &CLOCK, StdSpawner::new());
+    /// assert_eq!(pool.err(), Some(BuildError::InvalidCapacity));
+    /// ```
+    pub fn try_new(
+        options: Options,
+        func: fn(A),
+        queue: Q,
+        clock: C,
+        spawner: S,
+    ) -> Result<Self, BuildError> {
+        options.validate()?;
+        Ok(Self::new(options, func, queue, clock, spawner))
+    }
+
+    /// Runs the pool's function on `arg` on a worker; see
+    /// [`PoolWithFunc::invoke`](crate::PoolWithFunc::invoke).
+    ///
+    /// ```
+    /// # use antpool::{ManualClock, Options, StaticPoolWithFunc, StdSpawner, WorkerRing};
+    /// # use std::sync::LazyLock;
+    /// static POOL: LazyLock<StaticPoolWithFunc<u8, WorkerRing<1>, antpool::StdClock, StdSpawner>> = LazyLock::new(|| {
+    ///     StaticPoolWithFunc::new(Options::new().capacity(1), |n| assert_eq!(n, 9), WorkerRing::new(), antpool::StdClock::new(), StdSpawner::new())
+    /// });
+    /// POOL.invoke(9).unwrap();
+    /// ```
+    pub fn invoke(&'static self, arg: A) -> Result<(), SubmitError<A>> {
+        let handle: &'static FuncEngine<A, fn(A), Q, C, S> = &self.engine;
+        Engine::submit(&handle, arg, Mode::Block)
+    }
+
+    /// Like [`invoke`](Self::invoke), but never blocks: a saturated pool returns
+    /// [`SubmitError::Overload`] with the argument.
+    ///
+    /// ```
+    /// # use antpool::{Options, StaticPoolWithFunc, StdSpawner, WorkerRing};
+    /// # use std::sync::LazyLock;
+    /// static POOL: LazyLock<StaticPoolWithFunc<u8, WorkerRing<1>, antpool::StdClock, StdSpawner>> = LazyLock::new(|| {
+    ///     StaticPoolWithFunc::new(Options::new().capacity(1), |_| (), WorkerRing::new(), antpool::StdClock::new(), StdSpawner::new())
+    /// });
+    /// POOL.try_invoke(1).unwrap(); // starts the first worker
+    /// ```
+    pub fn try_invoke(&'static self, arg: A) -> Result<(), SubmitError<A>> {
+        let handle: &'static FuncEngine<A, fn(A), Q, C, S> = &self.engine;
+        Engine::submit(&handle, arg, Mode::Try)
+    }
+
+    crate::face::lifecycle_methods! {
+        setup: "use antpool::{Options, StaticPoolWithFunc, StdClock, StdSpawner, WorkerRing};
+let pool: &'static StaticPoolWithFunc<u32, WorkerRing<4>, StdClock, StdSpawner> = Box::leak(Box::new(
+    StaticPoolWithFunc::new(Options::new().capacity(3), |n| drop(n), WorkerRing::new(), StdClock::new(), StdSpawner::new()),
+));
+",
+        pool: "pool",
+        submit: "pool.invoke(1).unwrap()",
+    }
+}
+
+impl<A, Q, C, S> fmt::Debug for StaticPoolWithFunc<A, Q, C, S>
+where
+    A: Send + 'static,
+    Q: WorkerQueue,
+    C: Clock,
+    S: Spawner,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StaticPoolWithFunc")
+            .field("cap", &self.cap())
+            .field("running", &self.running())
+            .field("idle", &self.idle())
+            .field("waiting", &self.waiting())
+            .field("closed", &self.is_closed())
+            .finish()
+    }
+}

@@ -1,0 +1,88 @@
+//! # antpool
+//!
+//! A worker pool in the spirit of Go's [`ants`](https://github.com/panjf2000/ants):
+//! it bounds how many tasks run at once, hands each task straight to an idle
+//! worker thread and reuses it, retires workers that stay idle, resizes at run
+//! time, and pushes back — blocking, or rejecting with the task handed back —
+//! when saturated. Its core is `no_std`: a platform plugs in how threads start,
+//! park and exclude each other, and a pool can live in a `static` with no heap.
+//!
+//! ```
+//! use antpool::Pool;
+//! use std::time::Duration;
+//!
+//! let pool = Pool::new(4)?;                  // at most 4 worker threads
+//! for i in 0..8 {
+//!     pool.submit(move || println!("task {i}"))?;
+//! }
+//! pool.release_timeout(Duration::from_secs(5))?; // close, and wait for the workers
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## Map
+//!
+//! | module | what |
+//! |---|---|
+//! | [`Pool`], [`PoolWithFunc`], [`StaticPoolWithFunc`] | the pools: boxed closures; one function over typed arguments; the same in a `static` |
+//! | [`Builder`], [`Options`] | every option, validated into [`BuildError`] |
+//! | [`SubmitError`], [`ReleaseError`] | rejected tasks come back inside the error |
+//! | [`WorkerQueue`]: [`WorkerStack`], [`WorkerRing`], [`WorkerRingBuf`], [`IdleQueue`] | the idle-worker policy (LIFO, FIFO, fixed, chosen at build) |
+//! | [`Clock`], [`Instant`], [`ManualClock`] | time, and a clock for tests |
+//! | [`Spawner`], [`Signal`], [`Job`] | the platform seam a port implements |
+//! | [`StdSpawner`], [`StdSignal`], [`StdLock`], [`StdClock`] | the std platform |
+//!
+//! How a task travels, and the rules that keep the hand-off sound, are in
+//! `src/engine/README.md`.
+//!
+//! ## Features
+//!
+//! | feature | default | gives |
+//! |---|---|---|
+//! | `std` | yes | `alloc` + the std platform, panic catching (`panic_handler`), `log` |
+//! | `alloc` | via `std` | [`Pool`], [`PoolWithFunc`], [`WorkerStack`], [`WorkerRingBuf`], [`IdleQueue`] |
+//! | (none) | | [`StaticPoolWithFunc`] + [`WorkerRing`] + your `Spawner` and `Clock`: no heap |
+//! | `critical-section` | no | atomics through `critical-section` on targets without CAS (thumbv6m) |
+//! | `unsafe-assume-single-core` | no | atomics by disabling interrupts, single-core only |
+
+#![cfg_attr(not(feature = "std"), no_std)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+
+mod clock;
+mod engine;
+mod error;
+mod exec;
+mod face;
+mod func;
+mod options;
+#[cfg(feature = "alloc")]
+mod pool;
+mod queue;
+mod spawner;
+#[cfg(feature = "std")]
+mod std;
+
+pub use clock::{Clock, Instant, ManualClock};
+pub use error::{BuildError, ReleaseError, SubmitError};
+#[cfg(feature = "alloc")]
+pub use func::PoolWithFunc;
+pub use func::StaticPoolWithFunc;
+pub use lock_api;
+#[cfg(feature = "alloc")]
+pub use options::{Builder, ForFunc, ForPool, PoolBuilder, PoolWithFuncBuilder};
+pub use options::{DEFAULT_EXPIRY, Options};
+#[cfg(feature = "alloc")]
+pub use pool::{Pool, Task};
+#[cfg(feature = "alloc")]
+pub use queue::{IdleQueue, WorkerRingBuf, WorkerStack};
+pub use queue::{IdleWorker, WorkerId, WorkerQueue, WorkerRing};
+pub use spawner::{Job, Signal, Spawner, SpinLock};
+#[cfg(feature = "std")]
+pub use std::{PanicHandler, StdClock, StdLock, StdSignal, StdSpawner};
+
+/// The README's examples, compiled and run as doc tests so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -1,0 +1,207 @@
+//! [`Pool`]: a pool of workers that run boxed closures.
+
+use alloc::boxed::Box;
+use alloc::sync::Arc;
+use core::fmt;
+
+use crate::clock::Clock;
+use crate::engine::{Engine, Mode};
+#[cfg(feature = "std")]
+use crate::error::BuildError;
+use crate::error::SubmitError;
+use crate::exec::{Guarded, RunTask};
+use crate::options::PoolBuilder;
+use crate::queue::{IdleQueue, WorkerQueue};
+use crate::spawner::Spawner;
+
+/// A task as [`Pool`] stores it, and as [`SubmitError`] hands it back.
+///
+/// ```
+/// use antpool::{Pool, SubmitError};
+/// let pool = Pool::new(1).unwrap();
+/// pool.release();
+/// let err = pool.submit(|| println!("never runs")).unwrap_err();
+/// let task: antpool::Task = err.into_inner();
+/// task(); // the caller may still run it itself
+/// ```
+pub type Task = Box<dyn FnOnce() + Send + 'static>;
+
+type PoolEngine<Q, C, S> = Engine<Task, Q, C, S, Guarded<RunTask>>;
+
+macro_rules! pool_struct {
+    ($($defaults:tt)*) => {
+        /// A bounded pool of reusable worker threads that run closures.
+        ///
+        /// `submit` hands each task straight to an idle worker, starts a new one
+        /// while fewer than the capacity exist, and otherwise blocks (or rejects,
+        /// when `nonblocking`) until a worker is free. Workers idle for the expiry
+        /// (default 1 s) retire; `tune` resizes at run time; `release` closes.
+        ///
+        /// The type parameters pick the idle-queue policy `Q`, the clock `C` and
+        /// the platform `S`; with `std` they default to OS threads, so the
+        /// common case names none of them.
+        ///
+        /// Dropping a pool releases it (idle workers exit now, busy ones after
+        /// their task); call [`release_timeout`](Pool::release_timeout) first to
+        /// wait for them.
+        ///
+        /// ```
+        /// use antpool::Pool;
+        /// use std::sync::atomic::{AtomicUsize, Ordering};
+        /// use std::sync::Arc;
+        /// use std::time::Duration;
+        ///
+        /// let pool = Pool::new(4).unwrap();
+        /// let done = Arc::new(AtomicUsize::new(0));
+        /// for _ in 0..100 {
+        ///     let done = done.clone();
+        ///     pool.submit(move || { done.fetch_add(1, Ordering::Relaxed); }).unwrap();
+        /// }
+        /// assert!(pool.running() <= 4);
+        /// pool.release_timeout(Duration::from_secs(5)).unwrap();
+        /// assert_eq!(done.load(Ordering::Relaxed), 100);
+        /// ```
+        pub struct Pool<$($defaults)*>
+        where
+            Q: WorkerQueue,
+            C: Clock,
+            S: Spawner,
+        {
+            engine: Arc<PoolEngine<Q, C, S>>,
+        }
+    };
+}
+
+#[cfg(feature = "std")]
+pool_struct!(Q = IdleQueue, C = crate::StdClock, S = crate::StdSpawner);
+#[cfg(not(feature = "std"))]
+pool_struct!(Q, C, S);
+
+#[cfg(feature = "std")]
+impl Pool {
+    /// A pool of at most `capacity` workers with the default options;
+    /// 0 is [`BuildError::InvalidCapacity`].
+    ///
+    /// ```
+    /// use antpool::{BuildError, Pool};
+    /// assert_eq!(Pool::new(8).unwrap().cap(), Some(8));
+    /// assert_eq!(Pool::new(0).unwrap_err(), BuildError::InvalidCapacity);
+    /// ```
+    pub fn new(capacity: usize) -> Result<Pool, BuildError> {
+        Pool::builder().capacity(capacity).build()
+    }
+
+    /// A pool with no limit on its workers (a new one starts whenever none is
+    /// idle), with the default options.
+    ///
+    /// ```
+    /// let pool = antpool::Pool::unbounded();
+    /// assert_eq!(pool.cap(), None);
+    /// assert_eq!(pool.free(), None);
+    /// ```
+    pub fn unbounded() -> Pool {
+        match Pool::builder().unbounded().build() {
+            Ok(pool) => pool,
+            Err(e) => unreachable!("the default unbounded options are valid: {e}"),
+        }
+    }
+
+    /// A builder with every option (see [`Builder`](crate::Builder)).
+    ///
+    /// ```
+    /// let pool = antpool::Pool::builder().capacity(2).nonblocking(true).build().unwrap();
+    /// assert_eq!(pool.cap(), Some(2));
+    /// ```
+    pub fn builder() -> PoolBuilder {
+        PoolBuilder::new(crate::StdClock::new(), crate::StdSpawner::new())
+    }
+}
+
+impl<C: Clock, S: Spawner> Pool<IdleQueue, C, S> {
+    /// A builder for a pool on another platform: your clock and spawner.
+    ///
+    /// ```
+    /// use antpool::{Pool, StdClock, StdSpawner};
+    /// let pool = Pool::builder_with(StdClock::new(), StdSpawner::new()).capacity(2).build().unwrap();
+    /// assert_eq!(pool.cap(), Some(2));
+    /// ```
+    pub fn builder_with(clock: C, spawner: S) -> PoolBuilder<IdleQueue, C, S> {
+        PoolBuilder::new(clock, spawner)
+    }
+}
+
+impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
+    pub(crate) fn from_engine(engine: Arc<PoolEngine<Q, C, S>>) -> Self {
+        Pool { engine }
+    }
+
+    /// Runs `task` on a worker: an idle one, a new one (while fewer than the
+    /// capacity run), or — at capacity — the first to finish, blocking until then
+    /// (unless `nonblocking` or `max_blocking_tasks` say otherwise).
+    ///
+    /// Returns once a worker has the task, not when the task is done. A rejected
+    /// task comes back in the error: [`SubmitError::Overload`] (saturated and may
+    /// not block), [`SubmitError::Closed`] (released, also while blocked),
+    /// [`SubmitError::SpawnFailed`] (no thread could be started).
+    ///
+    /// A task that submits to its own pool can deadlock a full blocking pool
+    /// (every worker waits for a worker); use `try_submit`, `nonblocking` or an
+    /// unbounded pool for nested submission.
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(2).unwrap();
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// pool.submit(move || tx.send(6 * 7).unwrap()).unwrap();
+    /// assert_eq!(rx.recv().unwrap(), 42);
+    /// ```
+    pub fn submit<F>(&self, task: F) -> Result<(), SubmitError<Task>>
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        Engine::submit(&self.engine, Box::new(task), Mode::Block)
+    }
+
+    /// Like [`submit`](Pool::submit), but never blocks: a saturated pool returns
+    /// [`SubmitError::Overload`] with the task.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// let pool = antpool::Pool::new(1).unwrap();
+    /// let (hold, wait) = mpsc::channel::<()>();
+    /// pool.submit(move || { let _ = wait.recv(); }).unwrap(); // occupies the only worker
+    /// assert!(pool.try_submit(|| ()).unwrap_err().is_overload());
+    /// drop(hold);
+    /// ```
+    pub fn try_submit<F>(&self, task: F) -> Result<(), SubmitError<Task>>
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        Engine::submit(&self.engine, Box::new(task), Mode::Try)
+    }
+}
+
+impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
+    crate::face::lifecycle_methods! {
+        setup: "",
+        pool: "antpool::Pool::new(3).unwrap()",
+        submit: "pool.submit(|| ()).unwrap()",
+    }
+}
+
+impl<Q: WorkerQueue, C: Clock, S: Spawner> Drop for Pool<Q, C, S> {
+    fn drop(&mut self) {
+        self.engine.release();
+    }
+}
+
+impl<Q: WorkerQueue, C: Clock, S: Spawner> fmt::Debug for Pool<Q, C, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pool")
+            .field("cap", &self.cap())
+            .field("running", &self.running())
+            .field("idle", &self.idle())
+            .field("waiting", &self.waiting())
+            .field("closed", &self.is_closed())
+            .finish()
+    }
+}

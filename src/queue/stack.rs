@@ -1,0 +1,76 @@
+//! [`WorkerStack`]: a growable LIFO of idle workers.
+
+use alloc::vec::Vec;
+
+use super::{IdleWorker, WorkerQueue, clamp};
+use crate::clock::Instant;
+
+/// A LIFO stack of idle workers that grows as needed.
+///
+/// `detach` hands out the worker that went idle last: its stack and caches are
+/// still warm, and the workers at the bottom stay idle long enough to expire, so
+/// a pool sheds exactly the threads a lull made surplus. Elements are stored
+/// oldest first, so `refresh` removes a prefix found by binary search.
+///
+/// ```
+/// use antpool::{IdleWorker, Instant, WorkerId, WorkerQueue, WorkerStack};
+///
+/// let mut stack = WorkerStack::with_capacity(None, false);
+/// let w = |i: usize| IdleWorker { id: WorkerId::from_index(i), since: Instant::ZERO };
+/// stack.insert(w(1)).unwrap();
+/// stack.insert(w(2)).unwrap();
+/// assert_eq!(stack.detach(), Some(w(2))); // newest first
+/// ```
+#[derive(Default)]
+pub struct WorkerStack {
+    items: Vec<IdleWorker>,
+}
+
+impl WorkerStack {
+    /// An empty stack.
+    ///
+    /// ```
+    /// use antpool::{WorkerQueue, WorkerStack};
+    /// assert!(WorkerStack::new().is_empty());
+    /// ```
+    pub const fn new() -> Self {
+        WorkerStack { items: Vec::new() }
+    }
+}
+
+impl WorkerQueue for WorkerStack {
+    fn with_capacity(capacity: Option<usize>, prealloc: bool) -> Self {
+        match capacity {
+            Some(cap) if prealloc => WorkerStack {
+                items: Vec::with_capacity(cap),
+            },
+            _ => WorkerStack::new(),
+        }
+    }
+
+    fn insert(&mut self, worker: IdleWorker) -> Result<(), IdleWorker> {
+        let worker = clamp(worker, self.items.last());
+        self.items.push(worker);
+        Ok(())
+    }
+
+    fn detach(&mut self) -> Option<IdleWorker> {
+        self.items.pop()
+    }
+
+    fn refresh<F: FnMut(IdleWorker)>(&mut self, deadline: Instant, retire: F) -> usize {
+        let k = self.items.partition_point(|w| w.since <= deadline);
+        self.items.drain(..k).for_each(retire);
+        k
+    }
+
+    fn reset<F: FnMut(IdleWorker)>(&mut self, retire: F) -> usize {
+        let k = self.items.len();
+        self.items.drain(..).for_each(retire);
+        k
+    }
+
+    fn len(&self) -> usize {
+        self.items.len()
+    }
+}

@@ -1,0 +1,294 @@
+//! The platform seam: [`Spawner`], its [`Signal`], and the [`Job`] a new thread runs.
+//!
+//! A pool never starts a thread, parks one or takes a lock by itself. It asks its
+//! `Spawner`, which is how a platform — OS threads, an RTOS, a test harness —
+//! plugs in:
+//!
+//! | the pool needs | the `Spawner` supplies | std | an RTOS (e.g. FreeRTOS) |
+//! |---|---|---|---|
+//! | a new thread of execution | [`Spawner::spawn`] of a [`Job`] | `std::thread::Builder::spawn` | `xTaskCreate` with `Job::into_raw` as `pvParameters` |
+//! | to block and be woken | [`Spawner::Signal`] | spin a little, then `thread::park` | `ulTaskNotifyTake` / `xTaskNotifyGive` |
+//! | to exclude briefly | [`Spawner::Lock`] | a spin lock that yields | a critical section |
+//!
+//! # Writing a port
+//!
+//! 1. A `Signal` is a binary semaphore owned by one thread; read its contract
+//!    below closely, the pool's hand-off protocol rests on it.
+//! 2. `spawn` starts a thread that calls [`Job::run`] once, or hands the job back
+//!    in `Err` if it cannot. It must never run the job on the calling thread.
+//! 3. The lock is held for a handful of instructions (never across a task, a
+//!    spawn or a notify). A spin lock is right where threads cannot be preempted
+//!    by a higher-priority spinner; on a priority-scheduled single core use a
+//!    critical section instead. Any [`lock_api::RawMutex`] will do.
+
+use core::ffi::c_void;
+use core::fmt;
+use core::mem::ManuallyDrop;
+use core::ptr::NonNull;
+use core::time::Duration;
+
+/// A binary semaphore that one thread waits on and any thread may notify.
+///
+/// # Contract
+///
+/// The pool's correctness rests on these rules; a port must keep all of them.
+///
+/// 1. **Tokens.** `notify` leaves one token; `wait` consumes it, returning at once
+///    if it is already there. A notify that comes before the wait is not lost.
+///    Tokens do not add up: two notifies before a wait leave one token (the
+///    pool never sends a second before the first was consumed).
+/// 2. **No spurious returns.** `wait` returns only after consuming a token;
+///    `wait_timeout` returns `true` if it consumed one and `false` if the time ran
+///    out first (with no token consumed).
+/// 3. **Exclusive.** Only `notify` on this signal makes tokens for it. An RTOS port
+///    that maps signals to task notifications must use a notification (index) that
+///    nothing else on that task uses.
+/// 4. **One waiter.** A signal is made by [`Spawner::signal`] on the thread that
+///    will wait on it, and only that thread waits.
+/// 5. **Ordering.** Everything a thread did before `notify` happens-before
+///    whatever the waiter does after the `wait` that consumed that token.
+/// 6. **Hands off after the token.** The waiter may free the signal as soon as it
+///    has consumed the token, so `notify` must not touch the signal's memory after
+///    the token became visible to it (copy what it needs first, as
+///    `std::sync::Arc::drop` does). Until then the pool guarantees the signal
+///    is alive.
+///
+/// ```
+/// use antpool::Signal;
+/// use core::sync::atomic::{AtomicBool, Ordering};
+/// use core::time::Duration;
+///
+/// /// A spinning signal: fine for a test or a core that nothing preempts.
+/// struct SpinSignal(AtomicBool);
+/// impl Signal for SpinSignal {
+///     fn wait(&self) {
+///         while !self.0.swap(false, Ordering::Acquire) {
+///             core::hint::spin_loop();
+///         }
+///     }
+///     fn wait_timeout(&self, _timeout: Duration) -> bool {
+///         self.0.swap(false, Ordering::Acquire) // a real port would wait the timeout out
+///     }
+///     fn notify(&self) {
+///         self.0.store(true, Ordering::Release); // the last touch of `self`
+///     }
+/// }
+///
+/// let s = SpinSignal(AtomicBool::new(false));
+/// s.notify();              // before the wait: not lost
+/// s.wait();
+/// assert!(!s.wait_timeout(Duration::ZERO));
+/// ```
+pub trait Signal: Send + Sync {
+    /// Blocks until a token is there, and consumes it.
+    fn wait(&self);
+
+    /// Like [`wait`](Signal::wait), but gives up after `timeout`: `true` if a token
+    /// was consumed, `false` if the time ran out.
+    fn wait_timeout(&self, timeout: Duration) -> bool;
+
+    /// Leaves a token, waking the waiter if it is blocked.
+    fn notify(&self);
+}
+
+/// A platform's way to start threads, block them, and exclude them briefly.
+///
+/// ```
+/// use antpool::{Job, Spawner};
+/// # use antpool::Signal;
+/// # use core::time::Duration;
+/// # pub struct MySignal;
+/// # impl Signal for MySignal {
+/// #     fn wait(&self) {}
+/// #     fn wait_timeout(&self, _: Duration) -> bool { true }
+/// #     fn notify(&self) {}
+/// # }
+///
+/// /// A spawner for an imaginary RTOS with `rtos_task_create(entry, arg) -> bool`.
+/// struct RtosSpawner;
+///
+/// extern "C" fn entry(arg: *mut core::ffi::c_void) {
+///     // SAFETY: `arg` came from `Job::into_raw` in `spawn` below, and is used once.
+///     let job = unsafe { Job::from_raw(arg) };
+///     job.run();
+///     // ...then the task deletes itself.
+/// }
+/// # fn rtos_task_create(_entry: extern "C" fn(*mut core::ffi::c_void), _arg: *mut core::ffi::c_void) -> bool { false }
+///
+/// impl Spawner for RtosSpawner {
+///     type Signal = MySignal;
+///     type Lock = antpool::SpinLock;
+///
+///     fn spawn(&self, job: Job) -> Result<(), Job> {
+///         let arg = job.into_raw();
+///         if rtos_task_create(entry, arg) {
+///             Ok(())
+///         } else {
+///             // SAFETY: the task was not created, so `arg` was not used; take it back.
+///             Err(unsafe { Job::from_raw(arg) })
+///         }
+///     }
+///
+///     fn signal(&self) -> MySignal {
+///         MySignal // e.g. remember xTaskGetCurrentTaskHandle()
+///     }
+/// }
+/// ```
+pub trait Spawner: Send + Sync + 'static {
+    /// What this platform's threads block on.
+    type Signal: Signal;
+
+    /// The lock around the pool's idle queue and waiters.
+    type Lock: lock_api::RawMutex + Send + Sync;
+
+    /// Starts a new thread of execution that calls [`Job::run`] exactly once.
+    ///
+    /// If no thread can be started (out of memory, out of task slots), hands the
+    /// job back untouched; the pool then returns the task to its submitter.
+    /// Never runs the job on the calling thread, and never drops it: a dropped job
+    /// still releases the pool's bookkeeping, but its task is lost.
+    fn spawn(&self, job: Job) -> Result<(), Job>;
+
+    /// Makes a signal for the calling thread to wait on (see [`Signal`], rule 4).
+    fn signal(&self) -> Self::Signal;
+}
+
+/// What a job's record starts with: how to run it and how to give it up.
+pub(crate) struct JobVTable {
+    /// Runs the job; consumes the record.
+    pub(crate) run: unsafe fn(NonNull<JobHeader>),
+    /// Gives the job up without running it; consumes the record.
+    pub(crate) abandon: unsafe fn(NonNull<JobHeader>),
+}
+
+/// The first field of every job record (`#[repr(C)]`), so a pointer to the record
+/// is a pointer to its header.
+#[repr(C)]
+pub(crate) struct JobHeader {
+    pub(crate) vtable: &'static JobVTable,
+}
+
+/// The work a new thread does: one pointer, `Send`, and FFI-friendly.
+///
+/// The pool makes a job when it needs a new worker, and the [`Spawner`] starts a
+/// thread that calls [`run`](Job::run); the job then serves tasks until the
+/// worker retires, and returns. A job is one machine word, so it can travel
+/// through a C task-creation call as its `void *` argument: [`into_raw`](Job::into_raw)
+/// on the way in, [`from_raw`](Job::from_raw) on the other side.
+///
+/// A job must be run or handed back to the pool (as `Err` from
+/// [`Spawner::spawn`]). Dropping one gives it up: the pool's count of workers is
+/// restored, but the task it carried is dropped.
+///
+/// ```
+/// assert_eq!(core::mem::size_of::<antpool::Job>(), core::mem::size_of::<usize>());
+/// ```
+pub struct Job {
+    header: NonNull<JobHeader>,
+}
+
+// SAFETY: a job record holds only `Send` data (the pool handle and a task, both
+// required to be `Send`), and exactly one `Job` refers to it at a time.
+unsafe impl Send for Job {}
+
+impl Job {
+    /// # Safety
+    ///
+    /// `header` heads a live job record whose vtable functions may be called once,
+    /// and nothing else owns it.
+    pub(crate) unsafe fn from_header(header: NonNull<JobHeader>) -> Job {
+        Job { header }
+    }
+
+    /// Gives up ownership without running or abandoning the record.
+    pub(crate) fn into_header(self) -> NonNull<JobHeader> {
+        ManuallyDrop::new(self).header
+    }
+
+    /// Runs the job on the calling thread: the worker's whole life. Returns when
+    /// the worker retires; the thread should then end.
+    ///
+    /// ```
+    /// use antpool::{PoolWithFunc, StdSpawner};
+    /// // Std pools call `run` from `StdSpawner`; a port's thread entry does the same.
+    /// let pool = PoolWithFunc::new(1, |x: u32| assert_eq!(x, 7)).unwrap();
+    /// pool.invoke(7).unwrap();
+    /// # pool.release_timeout(std::time::Duration::from_secs(5)).unwrap();
+    /// ```
+    pub fn run(self) {
+        let header = self.into_header();
+        // SAFETY: we owned the record (type invariant) and gave up the `Job`, so the
+        // vtable's `run` is called exactly once. Reading the vtable pointer is sound:
+        // the record is live until `run` consumes it.
+        unsafe {
+            let run = header.as_ref().vtable.run;
+            run(header)
+        }
+    }
+
+    /// The job as a raw pointer, to pass through an FFI call. Turn it back with
+    /// [`from_raw`](Job::from_raw) exactly once, or the worker's bookkeeping leaks.
+    ///
+    /// ```
+    /// # fn spawn_with(job: antpool::Job) {
+    /// let raw: *mut core::ffi::c_void = job.into_raw();
+    /// // SAFETY: `raw` came from `into_raw` just above and is used once.
+    /// let job = unsafe { antpool::Job::from_raw(raw) };
+    /// # drop(job);
+    /// # }
+    /// ```
+    pub fn into_raw(self) -> *mut c_void {
+        self.into_header().as_ptr().cast()
+    }
+
+    /// Takes back a job from [`into_raw`](Job::into_raw).
+    ///
+    /// # Safety
+    ///
+    /// `raw` must come from `Job::into_raw`, and each such pointer may be passed to
+    /// `from_raw` only once.
+    ///
+    /// ```
+    /// # fn spawn_with(job: antpool::Job) {
+    /// let raw = job.into_raw();
+    /// // SAFETY: `raw` came from `into_raw` just above and is used once.
+    /// let job = unsafe { antpool::Job::from_raw(raw) };
+    /// job.run();
+    /// # }
+    /// ```
+    pub unsafe fn from_raw(raw: *mut c_void) -> Job {
+        debug_assert!(!raw.is_null(), "Job::from_raw of a null pointer");
+        // SAFETY: by the caller's contract `raw` came from `into_raw`, which never
+        // returns null, and this is its only owner.
+        unsafe { Job::from_header(NonNull::new_unchecked(raw.cast())) }
+    }
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        // SAFETY: we own the record (type invariant), and `drop` runs once, so the
+        // record is consumed exactly once.
+        unsafe {
+            let abandon = self.header.as_ref().vtable.abandon;
+            abandon(self.header)
+        }
+    }
+}
+
+impl fmt::Debug for Job {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Job").field(&self.header).finish()
+    }
+}
+
+/// A spin lock for [`Spawner::Lock`] on platforms where spinning is safe: a
+/// [`spin`] mutex, which implements [`lock_api::RawMutex`].
+///
+/// ```
+/// use lock_api::RawMutex;
+/// let lock = antpool::SpinLock::INIT;
+/// lock.lock();
+/// // SAFETY: locked just above, by this thread.
+/// unsafe { lock.unlock() };
+/// ```
+pub type SpinLock = spin::mutex::SpinMutex<()>;

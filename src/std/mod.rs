@@ -1,0 +1,19 @@
+//! The std platform (feature `std`): OS threads ([`StdSpawner`]), a signal that
+//! spins briefly and then parks ([`StdSignal`]), a yielding spin lock
+//! ([`StdLock`]), the monotonic clock ([`StdClock`]), and panic catching.
+//!
+//! Everything here goes through the same [`Spawner`](crate::Spawner),
+//! [`Signal`](crate::Signal) and [`Clock`](crate::Clock) traits a port
+//! implements; the engine never names `std`.
+
+mod clock;
+mod lock;
+pub(crate) mod panic;
+mod signal;
+mod spawner;
+
+pub use clock::StdClock;
+pub use lock::StdLock;
+pub use panic::PanicHandler;
+pub use signal::StdSignal;
+pub use spawner::StdSpawner;

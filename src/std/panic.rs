@@ -1,0 +1,72 @@
+//! Panic catching: every task runs inside `catch_unwind`; the payload goes to the
+//! pool's panic handler (default: `log::error!`) and the worker keeps serving.
+
+use ::std::any::Any;
+use ::std::boxed::Box;
+use ::std::panic::{AssertUnwindSafe, catch_unwind};
+use ::std::string::String;
+use ::std::sync::Arc;
+
+use crate::engine::Execute;
+
+/// A panic handler: receives the payload of a task that panicked, on the worker
+/// thread that ran it. Set with the builders' `panic_handler`.
+///
+/// ```
+/// let handler: antpool::PanicHandler = std::sync::Arc::new(|payload| {
+///     let msg = payload.downcast_ref::<&str>().copied().unwrap_or("?");
+///     eprintln!("task panicked: {msg}");
+/// });
+/// # drop(handler);
+/// ```
+pub type PanicHandler = Arc<dyn Fn(Box<dyn Any + Send>) + Send + Sync + 'static>;
+
+/// `X` with every task run under `catch_unwind`.
+pub(crate) struct Catching<X> {
+    inner: X,
+    handler: Option<PanicHandler>,
+}
+
+impl<X> Catching<X> {
+    pub(crate) fn new(inner: X, handler: Option<PanicHandler>) -> Self {
+        Catching { inner, handler }
+    }
+
+    /// With the default handler (log), in a `const` context.
+    pub(crate) const fn new_default(inner: X) -> Self {
+        Catching {
+            inner,
+            handler: None,
+        }
+    }
+}
+
+impl<T, X: Execute<T>> Execute<T> for Catching<X> {
+    fn execute(&self, task: T) {
+        let Err(payload) = catch_unwind(AssertUnwindSafe(|| self.inner.execute(task))) else {
+            return;
+        };
+        match &self.handler {
+            None => log::error!("antpool: a task panicked: {}", message(&*payload)),
+            Some(handler) => {
+                if let Err(again) = catch_unwind(AssertUnwindSafe(|| handler(payload))) {
+                    log::error!(
+                        "antpool: the panic handler itself panicked: {}",
+                        message(&*again)
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The text of a panic payload, when it has one.
+pub(crate) fn message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&'static str>() {
+        String::from(*s)
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        String::from("<non-string panic payload>")
+    }
+}

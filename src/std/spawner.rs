@@ -1,0 +1,120 @@
+//! [`StdSpawner`]: workers on OS threads.
+
+use ::std::format;
+use ::std::string::String;
+use ::std::sync::Arc;
+use ::std::sync::atomic::{AtomicUsize, Ordering};
+use ::std::thread;
+use core::ffi::c_void;
+
+use super::{StdLock, StdSignal};
+use crate::spawner::{Job, Spawner};
+
+/// Starts each worker on its own OS thread, named `"{prefix}-{index}"`.
+///
+/// A thread that cannot be started (the OS refused: `EAGAIN`, out of memory) is
+/// logged through `log::warn!` and the job is handed back, so the submitter gets
+/// its task back in [`SubmitError::SpawnFailed`](crate::SubmitError::SpawnFailed).
+///
+/// ```
+/// use antpool::{Pool, StdSpawner};
+/// let spawner = StdSpawner::new().name("io").stack_size(512 << 10);
+/// let pool = Pool::builder().capacity(2).spawner(spawner).build().unwrap();
+/// # drop(pool);
+/// ```
+#[derive(Clone, Debug)]
+pub struct StdSpawner {
+    prefix: Arc<str>,
+    stack_size: Option<usize>,
+    next_index: Arc<AtomicUsize>,
+}
+
+impl StdSpawner {
+    /// Threads named `antpool-worker-{index}`, with the platform's stack size.
+    ///
+    /// ```
+    /// let _ = antpool::StdSpawner::new();
+    /// ```
+    pub fn new() -> Self {
+        StdSpawner {
+            prefix: Arc::from("antpool-worker"),
+            stack_size: None,
+            next_index: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    /// Names threads `"{prefix}-{index}"`, counting from 0.
+    ///
+    /// ```
+    /// let _ = antpool::StdSpawner::new().name("cpu");
+    /// ```
+    pub fn name(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = Arc::from(prefix.into());
+        self
+    }
+
+    /// Gives each thread a stack of `bytes`.
+    ///
+    /// ```
+    /// let _ = antpool::StdSpawner::new().stack_size(1 << 20);
+    /// ```
+    pub fn stack_size(mut self, bytes: usize) -> Self {
+        self.stack_size = Some(bytes);
+        self
+    }
+}
+
+impl Default for StdSpawner {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A job's raw pointer, carried into the new thread.
+struct RawJob(*mut c_void);
+
+// SAFETY: it is a `Job` (which is `Send`) in raw form, owned by exactly one side.
+unsafe impl Send for RawJob {}
+
+impl RawJob {
+    /// # Safety
+    ///
+    /// Called once, on a pointer from `Job::into_raw`.
+    unsafe fn into_job(self) -> Job {
+        // SAFETY: per the contract.
+        unsafe { Job::from_raw(self.0) }
+    }
+}
+
+impl Spawner for StdSpawner {
+    type Signal = StdSignal;
+    type Lock = StdLock;
+
+    fn spawn(&self, job: Job) -> Result<(), Job> {
+        let index = self.next_index.fetch_add(1, Ordering::Relaxed);
+        let mut builder = thread::Builder::new().name(format!("{}-{index}", self.prefix));
+        if let Some(bytes) = self.stack_size {
+            builder = builder.stack_size(bytes);
+        }
+        let raw = job.into_raw();
+        let carried = RawJob(raw);
+        let body = move || {
+            // SAFETY: the closure runs at most once, and only if the spawn
+            // succeeded, in which case this thread never touches `raw` again.
+            unsafe { carried.into_job() }.run()
+        };
+        match builder.spawn(body) {
+            Ok(_detached) => Ok(()),
+            Err(err) => {
+                log::warn!("antpool: could not start a worker thread: {err}");
+                // SAFETY: the spawn failed, so the closure (and its copy of the
+                // pointer) was dropped unrun; the job is ours again, taken once.
+                Err(unsafe { Job::from_raw(raw) })
+            }
+        }
+    }
+
+    fn signal(&self) -> StdSignal {
+        StdSignal::new()
+    }
+}

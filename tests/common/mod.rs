@@ -1,0 +1,149 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use antpool::{Job, Spawner, StdSpawner};
+
+/// How long a test waits for something that should happen promptly.
+pub const PATIENCE: Duration = Duration::from_secs(10);
+
+/// Polls `cond` until it holds or `PATIENCE` runs out; returns whether it held.
+pub fn eventually(mut cond: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + PATIENCE;
+    while Instant::now() < deadline {
+        if cond() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    cond()
+}
+
+/// A gate that tasks block on until the test opens it.
+#[derive(Clone, Default)]
+pub struct Gate(Arc<(Mutex<bool>, Condvar)>);
+
+impl Gate {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn wait(&self) {
+        let (open, cvar) = &*self.0;
+        let mut open = open.lock().unwrap();
+        while !*open {
+            open = cvar.wait(open).unwrap();
+        }
+    }
+
+    pub fn open(&self) {
+        let (open, cvar) = &*self.0;
+        *open.lock().unwrap() = true;
+        cvar.notify_all();
+    }
+}
+
+/// Counts how many tasks have started, and lets a test wait for a number of them.
+#[derive(Clone, Default)]
+pub struct Counter(Arc<AtomicUsize>);
+
+impl Counter {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn add(&self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+    pub fn get(&self) -> usize {
+        self.0.load(Ordering::SeqCst)
+    }
+    pub fn reaches(&self, n: usize) -> bool {
+        eventually(|| self.get() >= n)
+    }
+}
+
+/// OS threads of this process (Linux: entries of /proc/self/task).
+pub fn os_threads() -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .expect("/proc/self/task (these tests run on Linux)")
+        .count()
+}
+
+/// A `StdSpawner` that counts the worker threads it started and that have ended,
+/// and fails the spawns that `fail` picks (by 0-based spawn number).
+#[derive(Clone)]
+pub struct TestSpawner {
+    inner: StdSpawner,
+    pub attempts: Arc<AtomicUsize>,
+    pub started: Arc<AtomicUsize>,
+    pub ended: Arc<AtomicUsize>,
+    fail: Arc<dyn Fn(usize) -> bool + Send + Sync>,
+}
+
+impl TestSpawner {
+    pub fn new() -> Self {
+        Self::failing(|_| false)
+    }
+
+    pub fn failing(fail: impl Fn(usize) -> bool + Send + Sync + 'static) -> Self {
+        TestSpawner {
+            inner: StdSpawner::new().name("test-worker"),
+            attempts: Arc::default(),
+            started: Arc::default(),
+            ended: Arc::default(),
+            fail: Arc::new(fail),
+        }
+    }
+
+    pub fn live(&self) -> usize {
+        self.started.load(Ordering::SeqCst) - self.ended.load(Ordering::SeqCst)
+    }
+}
+
+impl Spawner for TestSpawner {
+    type Signal = antpool::StdSignal;
+    type Lock = antpool::StdLock;
+
+    fn spawn(&self, job: Job) -> Result<(), Job> {
+        let n = self.attempts.fetch_add(1, Ordering::SeqCst);
+        if (self.fail)(n) {
+            return Err(job);
+        }
+        let (started, ended) = (self.started.clone(), self.ended.clone());
+        started.fetch_add(1, Ordering::SeqCst);
+        let raw = job.into_raw();
+        let carried = RawJob(raw);
+        std::thread::Builder::new()
+            .name(format!("test-worker-{n}"))
+            .spawn(move || {
+                carried.run();
+                ended.fetch_add(1, Ordering::SeqCst);
+            })
+            .map(drop)
+            .map_err(|_| {
+                started.fetch_sub(1, Ordering::SeqCst);
+                // SAFETY: the closure never ran; the job is ours again.
+                unsafe { Job::from_raw(raw) }
+            })
+    }
+
+    fn signal(&self) -> antpool::StdSignal {
+        self.inner.signal()
+    }
+}
+
+/// A job in raw form, carried into a thread.
+struct RawJob(*mut core::ffi::c_void);
+
+// SAFETY: a `Job` is `Send`; this is one in raw form, owned by one side.
+unsafe impl Send for RawJob {}
+
+impl RawJob {
+    fn run(self) {
+        // SAFETY: the pointer came from `Job::into_raw` and is used once.
+        unsafe { Job::from_raw(self.0) }.run()
+    }
+}

@@ -1,0 +1,175 @@
+//! Idle expiry: a worker idle for the expiry retires, without a background thread;
+//! `ManualClock` + `purge` show it without sleeping for seconds.
+
+mod common;
+
+use std::sync::Arc;
+use std::thread;
+use std::time::Duration;
+
+use antpool::{Instant, ManualClock, Pool};
+use common::{Counter, Gate, TestSpawner, eventually};
+
+/// A pool of `cap` on a manual clock, with a counting spawner.
+fn manual_pool(
+    cap: usize,
+    expiry: Duration,
+) -> (
+    Pool<antpool::IdleQueue, Arc<ManualClock>, TestSpawner>,
+    Arc<ManualClock>,
+    TestSpawner,
+) {
+    let clock = Arc::new(ManualClock::new());
+    let spawner = TestSpawner::new();
+    let pool = Pool::builder()
+        .capacity(cap)
+        .expiry(expiry)
+        .clock(clock.clone())
+        .spawner(spawner.clone())
+        .build()
+        .unwrap();
+    (pool, clock, spawner)
+}
+
+/// Runs `n` tasks at once so that `n` workers exist, then lets them go idle.
+fn make_idle<Q: antpool::WorkerQueue, C: antpool::Clock, S: antpool::Spawner>(
+    pool: &Pool<Q, C, S>,
+    n: usize,
+) {
+    let gate = Gate::new();
+    let started = Counter::new();
+    for _ in 0..n {
+        let (gate, started) = (gate.clone(), started.clone());
+        pool.submit(move || {
+            started.add();
+            gate.wait();
+        })
+        .unwrap();
+    }
+    assert!(started.reaches(n));
+    gate.open();
+    assert!(eventually(|| pool.idle() == n));
+}
+
+#[test]
+fn workers_idle_for_the_expiry_are_retired_and_their_threads_end() {
+    let (pool, clock, spawner) = manual_pool(4, Duration::from_secs(10));
+    make_idle(&pool, 4);
+    assert_eq!(pool.purge(), 0, "nobody has been idle for 10 s yet");
+    clock.advance(Duration::from_secs(9));
+    assert_eq!(pool.purge(), 0);
+    clock.advance(Duration::from_secs(1));
+    assert_eq!(pool.purge(), 4);
+    assert!(eventually(|| pool.running() == 0 && spawner.live() == 0));
+    assert_eq!(pool.idle(), 0);
+    // The pool still works: a new worker starts.
+    let done = Counter::new();
+    let d = done.clone();
+    pool.submit(move || d.add()).unwrap();
+    assert!(done.reaches(1));
+}
+
+#[test]
+fn only_the_workers_idle_long_enough_are_retired() {
+    let (pool, clock, spawner) = manual_pool(2, Duration::from_secs(10));
+    let (first, second) = (Gate::new(), Gate::new());
+    let started = Counter::new();
+    for gate in [first.clone(), second.clone()] {
+        let started = started.clone();
+        pool.submit(move || {
+            started.add();
+            gate.wait();
+        })
+        .unwrap();
+    }
+    assert!(started.reaches(2));
+    first.open(); // idle since t = 0
+    assert!(eventually(|| pool.idle() == 1));
+    clock.advance(Duration::from_secs(5));
+    second.open(); // idle since t = 5
+    assert!(eventually(|| pool.idle() == 2));
+    clock.advance(Duration::from_millis(5_500)); // t = 10.5
+    assert_eq!(pool.purge(), 1);
+    assert!(eventually(|| pool.running() == 1 && spawner.live() == 1));
+    clock.advance(Duration::from_secs(5)); // t = 15.5
+    assert_eq!(pool.purge(), 1);
+    assert!(eventually(|| pool.running() == 0 && spawner.live() == 0));
+}
+
+#[test]
+fn an_idle_worker_retires_by_itself_after_a_real_expiry() {
+    let spawner = TestSpawner::new();
+    let pool = Pool::builder()
+        .capacity(4)
+        .expiry(Duration::from_millis(50))
+        .spawner(spawner.clone())
+        .build()
+        .unwrap();
+    make_idle(&pool, 3);
+    assert!(
+        eventually(|| pool.running() == 0),
+        "no purge call: the workers time out"
+    );
+    assert!(eventually(|| spawner.live() == 0));
+}
+
+#[test]
+fn disable_purge_keeps_idle_workers() {
+    let pool = Pool::builder()
+        .capacity(2)
+        .expiry(Duration::from_millis(10))
+        .disable_purge(true)
+        .build()
+        .unwrap();
+    make_idle(&pool, 2);
+    thread::sleep(Duration::from_millis(200));
+    assert_eq!(pool.running(), 2);
+    assert_eq!(pool.idle(), 2);
+}
+
+#[test]
+fn a_clock_that_steps_backwards_does_not_break_expiry() {
+    let (pool, clock, spawner) = manual_pool(2, Duration::from_secs(10));
+    clock.set(Instant::from_nanos(100_000_000_000)); // t = 100 s
+    let (first, second) = (Gate::new(), Gate::new());
+    let started = Counter::new();
+    for gate in [first.clone(), second.clone()] {
+        let started = started.clone();
+        pool.submit(move || {
+            started.add();
+            gate.wait();
+        })
+        .unwrap();
+    }
+    assert!(started.reaches(2));
+    first.open(); // idle since 100 s
+    assert!(eventually(|| pool.idle() == 1));
+    clock.set(Instant::from_nanos(50_000_000_000)); // back to 50 s
+    second.open(); // idle "since 50 s", clamped to 100 s by the queue
+    assert!(eventually(|| pool.idle() == 2));
+    clock.set(Instant::from_nanos(105_000_000_000));
+    assert_eq!(
+        pool.purge(),
+        0,
+        "neither has been idle 10 s by the clamped stamps"
+    );
+    clock.set(Instant::from_nanos(110_000_000_000));
+    assert_eq!(pool.purge(), 2);
+    assert!(eventually(|| spawner.live() == 0));
+}
+
+#[test]
+fn an_expired_worker_is_not_handed_a_task() {
+    // Expire and hand off at the same time, many times: every task still runs.
+    let (pool, clock, _spawner) = manual_pool(4, Duration::from_millis(1));
+    let done = Counter::new();
+    for round in 0..200 {
+        let d = done.clone();
+        pool.submit(move || d.add()).unwrap();
+        clock.advance(Duration::from_millis(1));
+        pool.purge();
+        assert!(done.reaches(round + 1));
+    }
+    pool.release_timeout(Duration::from_secs(10)).unwrap();
+    assert_eq!(done.get(), 200);
+}

@@ -1,0 +1,123 @@
+//! Panics: a task that panics is caught, its payload goes to the panic handler
+//! (default: `log::error!`), and the worker keeps serving.
+
+mod common;
+
+use std::any::Any;
+use std::sync::{Arc, Mutex};
+use std::thread::{self, ThreadId};
+use std::time::Duration;
+
+use antpool::{Pool, PoolWithFunc};
+use common::{Counter, eventually};
+
+/// Captures `log` records so the default handler can be checked.
+struct Capture(Mutex<Vec<(log::Level, String)>>);
+
+impl log::Log for Capture {
+    fn enabled(&self, _: &log::Metadata) -> bool {
+        true
+    }
+    fn log(&self, record: &log::Record) {
+        self.0
+            .lock()
+            .unwrap()
+            .push((record.level(), record.args().to_string()));
+    }
+    fn flush(&self) {}
+}
+
+static LOGS: Capture = Capture(Mutex::new(Vec::new()));
+
+fn quiet_panics() {
+    // The std panic hook would print every expected panic; keep the output clean.
+    std::panic::set_hook(Box::new(|_| {}));
+}
+
+#[test]
+fn the_handler_gets_the_payload_and_the_worker_survives() {
+    quiet_panics();
+    let payloads = Arc::new(Mutex::new(Vec::<String>::new()));
+    let p = payloads.clone();
+    let pool = Pool::builder()
+        .capacity(1)
+        .panic_handler(move |payload: Box<dyn Any + Send>| {
+            p.lock()
+                .unwrap()
+                .push(payload.downcast_ref::<&str>().unwrap().to_string());
+        })
+        .build()
+        .unwrap();
+    let threads = Arc::new(Mutex::new(Vec::<ThreadId>::new()));
+    for i in 0..3 {
+        let t = threads.clone();
+        pool.submit(move || {
+            t.lock().unwrap().push(thread::current().id());
+            if i < 2 {
+                panic!("boom");
+            }
+        })
+        .unwrap();
+    }
+    pool.release_timeout(Duration::from_secs(5)).unwrap();
+    assert_eq!(*payloads.lock().unwrap(), ["boom", "boom"]);
+    let threads = threads.lock().unwrap();
+    assert_eq!(threads.len(), 3);
+    assert!(
+        threads.iter().all(|t| *t == threads[0]),
+        "one worker ran all three"
+    );
+}
+
+#[test]
+fn without_a_handler_the_panic_is_logged_as_an_error() {
+    quiet_panics();
+    log::set_logger(&LOGS).unwrap();
+    log::set_max_level(log::LevelFilter::Trace);
+    let pool = Pool::new(1).unwrap();
+    pool.submit(|| panic!("logged {}", 42)).unwrap();
+    let done = Counter::new();
+    let d = done.clone();
+    pool.submit(move || d.add()).unwrap();
+    assert!(done.reaches(1), "the worker kept serving");
+    assert!(eventually(|| {
+        LOGS.0
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|(level, msg)| *level == log::Level::Error && msg.contains("logged 42"))
+    }));
+}
+
+#[test]
+fn a_panicking_handler_does_not_kill_the_worker() {
+    quiet_panics();
+    let pool = Pool::builder()
+        .capacity(1)
+        .panic_handler(|_| panic!("the handler panics too"))
+        .build()
+        .unwrap();
+    pool.submit(|| panic!("first")).unwrap();
+    let done = Counter::new();
+    let d = done.clone();
+    pool.submit(move || d.add()).unwrap();
+    assert!(done.reaches(1));
+    assert_eq!(pool.running(), 1);
+}
+
+#[test]
+fn pool_with_func_catches_panics_too() {
+    quiet_panics();
+    let caught = Counter::new();
+    let c = caught.clone();
+    let pool = PoolWithFunc::builder(|n: u32| assert!(n % 2 == 0, "odd {n}"))
+        .capacity(2)
+        .panic_handler(move |_| c.add())
+        .build()
+        .unwrap();
+    for n in 0..10 {
+        pool.invoke(n).unwrap();
+    }
+    pool.release_timeout(Duration::from_secs(5)).unwrap();
+    assert_eq!(caught.get(), 5);
+}
