@@ -16,14 +16,14 @@ use alloc::sync::Arc;
 use core::fmt;
 
 use crate::clock::Clock;
-use crate::engine::{Engine, Mode};
+use crate::engine::{Engine, Mode, Parts};
 use crate::error::{BuildError, SubmitError};
 use crate::exec::{CallFn, Guarded, guard_default};
 use crate::options::Options;
 use crate::queue::WorkerQueue;
 use crate::spawner::Spawner;
 
-type FuncEngine<A, F, Q, C, S> = Engine<A, Q, C, S, Guarded<CallFn<F>>>;
+type FuncEngine<A, F, Q, C, S> = Engine<Parts<A, Q, C, S, Guarded<CallFn<F>>>>;
 
 #[cfg(feature = "alloc")]
 macro_rules! pool_with_func_struct {
@@ -167,6 +167,12 @@ where
     /// pool.release();
     /// assert_eq!(pool.invoke(4).unwrap_err().into_inner(), 4);
     /// ```
+    ///
+    /// The argument type must be `Send`:
+    ///
+    /// ```compile_fail
+    /// let pool = antpool::PoolWithFunc::new(1, |rc: std::rc::Rc<u8>| drop(rc)).unwrap();
+    /// ```
     pub fn invoke(&self, arg: A) -> Result<(), SubmitError<A>> {
         Engine::submit(&self.engine, arg, Mode::Block)
     }
@@ -218,13 +224,7 @@ where
     S: Spawner,
 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PoolWithFunc")
-            .field("cap", &self.cap())
-            .field("running", &self.running())
-            .field("idle", &self.idle())
-            .field("waiting", &self.waiting())
-            .field("closed", &self.is_closed())
-            .finish()
+        self.engine.fmt_as("PoolWithFunc", f)
     }
 }
 
@@ -375,12 +375,6 @@ where
     S: Spawner,
 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("StaticPoolWithFunc")
-            .field("cap", &self.cap())
-            .field("running", &self.running())
-            .field("idle", &self.idle())
-            .field("waiting", &self.waiting())
-            .field("closed", &self.is_closed())
-            .finish()
+        self.engine.fmt_as("StaticPoolWithFunc", f)
     }
 }

@@ -5,7 +5,7 @@ use alloc::sync::Arc;
 use core::fmt;
 
 use crate::clock::Clock;
-use crate::engine::{Engine, Mode};
+use crate::engine::{Engine, Mode, Parts};
 #[cfg(feature = "std")]
 use crate::error::BuildError;
 use crate::error::SubmitError;
@@ -26,7 +26,7 @@ use crate::spawner::Spawner;
 /// ```
 pub type Task = Box<dyn FnOnce() + Send + 'static>;
 
-type PoolEngine<Q, C, S> = Engine<Task, Q, C, S, Guarded<RunTask>>;
+type PoolEngine<Q, C, S> = Engine<Parts<Task, Q, C, S, Guarded<RunTask>>>;
 
 macro_rules! pool_struct {
     ($($defaults:tt)*) => {
@@ -154,6 +154,14 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     /// pool.submit(move || tx.send(6 * 7).unwrap()).unwrap();
     /// assert_eq!(rx.recv().unwrap(), 42);
     /// ```
+    ///
+    /// A task must be `Send`; one that is not is rejected at compile time:
+    ///
+    /// ```compile_fail
+    /// let pool = antpool::Pool::new(1).unwrap();
+    /// let rc = std::rc::Rc::new(1);
+    /// pool.submit(move || drop(rc)).unwrap(); // `Rc` cannot cross threads
+    /// ```
     pub fn submit<F>(&self, task: F) -> Result<(), SubmitError<Task>>
     where
         F: FnOnce() + Send + 'static,
@@ -196,12 +204,6 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Drop for Pool<Q, C, S> {
 
 impl<Q: WorkerQueue, C: Clock, S: Spawner> fmt::Debug for Pool<Q, C, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Pool")
-            .field("cap", &self.cap())
-            .field("running", &self.running())
-            .field("idle", &self.idle())
-            .field("waiting", &self.waiting())
-            .field("closed", &self.is_closed())
-            .finish()
+        self.engine.fmt_as("Pool", f)
     }
 }

@@ -9,21 +9,12 @@ use std::thread;
 use std::time::Duration;
 
 use antpool::{Pool, PoolWithFunc, SubmitError};
-use common::{Counter, Gate, eventually};
+use common::{Counter, Gate, eventually, occupy};
 
 /// A pool of one worker, held busy until the returned gate opens.
 fn held_pool(builder: antpool::PoolBuilder) -> (Arc<Pool>, Gate) {
     let pool = Arc::new(builder.capacity(1).build().unwrap());
-    let gate = Gate::new();
-    let g = gate.clone();
-    let started = Counter::new();
-    let s = started.clone();
-    pool.submit(move || {
-        s.add();
-        g.wait();
-    })
-    .unwrap();
-    assert!(started.reaches(1));
+    let gate = occupy(&pool, 1);
     (pool, gate)
 }
 

@@ -8,7 +8,7 @@ use std::thread;
 use std::time::Duration;
 
 use antpool::{Instant, ManualClock, Pool};
-use common::{Counter, Gate, TestSpawner, eventually};
+use common::{Counter, Gate, TestSpawner, eventually, occupy};
 
 /// A pool of `cap` on a manual clock, with a counting spawner.
 fn manual_pool(
@@ -31,23 +31,12 @@ fn manual_pool(
     (pool, clock, spawner)
 }
 
-/// Runs `n` tasks at once so that `n` workers exist, then lets them go idle.
+/// Makes `n` workers and lets them go idle.
 fn make_idle<Q: antpool::WorkerQueue, C: antpool::Clock, S: antpool::Spawner>(
     pool: &Pool<Q, C, S>,
     n: usize,
 ) {
-    let gate = Gate::new();
-    let started = Counter::new();
-    for _ in 0..n {
-        let (gate, started) = (gate.clone(), started.clone());
-        pool.submit(move || {
-            started.add();
-            gate.wait();
-        })
-        .unwrap();
-    }
-    assert!(started.reaches(n));
-    gate.open();
+    occupy(pool, n).open();
     assert!(eventually(|| pool.idle() == n));
 }
 

@@ -7,20 +7,12 @@ use std::thread;
 use std::time::Duration;
 
 use antpool::{Pool, PoolWithFunc, ReleaseError, SubmitError};
-use common::{Counter, Gate, TestSpawner, eventually};
+use common::{Counter, Gate, counted_pool, eventually, submit_counted};
 
 #[test]
 fn release_retires_idle_workers_and_closes_the_pool() {
-    let spawner = TestSpawner::new();
-    let pool = Pool::builder()
-        .capacity(2)
-        .spawner(spawner.clone())
-        .build()
-        .unwrap();
-    let done = Counter::new();
-    let d = done.clone();
-    pool.submit(move || d.add()).unwrap();
-    assert!(done.reaches(1));
+    let (pool, spawner) = counted_pool(2);
+    assert!(submit_counted(&pool, 1).reaches(1));
     assert!(eventually(|| pool.idle() == 1));
     pool.release();
     assert!(pool.is_closed());
@@ -84,12 +76,7 @@ fn release_turns_blocked_submitters_away_with_their_tasks() {
 
 #[test]
 fn release_timeout_waits_for_every_worker_to_exit() {
-    let spawner = TestSpawner::new();
-    let pool = Pool::builder()
-        .capacity(4)
-        .spawner(spawner.clone())
-        .build()
-        .unwrap();
+    let (pool, spawner) = counted_pool(4);
     let done = Counter::new();
     for _ in 0..4 {
         let d = done.clone();
@@ -146,12 +133,7 @@ fn reboot_reopens_a_released_pool() {
     assert!(pool.submit(|| ()).is_err());
     pool.reboot();
     assert!(!pool.is_closed());
-    let done = Counter::new();
-    for _ in 0..10 {
-        let d = done.clone();
-        pool.submit(move || d.add()).unwrap();
-    }
-    assert!(done.reaches(10));
+    assert!(submit_counted(&pool, 10).reaches(10));
     // And it can be released again.
     pool.release_timeout(Duration::from_secs(10)).unwrap();
 }
@@ -161,12 +143,7 @@ fn reboot_cycles_with_a_preallocated_ring() {
     // ants #358: reboot after release on a prealloc pool must not break the ring.
     let pool = Pool::builder().capacity(3).prealloc(true).build().unwrap();
     for _ in 0..20 {
-        let done = Counter::new();
-        for _ in 0..6 {
-            let d = done.clone();
-            pool.submit(move || d.add()).unwrap();
-        }
-        assert!(done.reaches(6));
+        assert!(submit_counted(&pool, 6).reaches(6));
         pool.release_timeout(Duration::from_secs(10)).unwrap();
         pool.reboot();
     }
@@ -174,12 +151,7 @@ fn reboot_cycles_with_a_preallocated_ring() {
 
 #[test]
 fn dropping_a_pool_releases_it() {
-    let spawner = TestSpawner::new();
-    let pool = Pool::builder()
-        .capacity(3)
-        .spawner(spawner.clone())
-        .build()
-        .unwrap();
+    let (pool, spawner) = counted_pool(3);
     let gate = Gate::new();
     let done = Counter::new();
     for _ in 0..3 {

@@ -9,7 +9,7 @@ use std::thread::{self, ThreadId};
 use std::time::Duration;
 
 use antpool::{Pool, PoolWithFunc, WorkerRing, WorkerStack};
-use common::{Counter, Gate, TestSpawner, eventually};
+use common::{Counter, Gate, TestSpawner, counted_pool, eventually, occupy, submit_counted};
 
 #[test]
 fn every_task_runs_exactly_once() {
@@ -38,12 +38,7 @@ fn running_counts_a_new_worker_before_submit_returns() {
 
 #[test]
 fn idle_workers_are_reused_instead_of_starting_threads() {
-    let spawner = TestSpawner::new();
-    let pool = Pool::builder()
-        .capacity(4)
-        .spawner(spawner.clone())
-        .build()
-        .unwrap();
+    let (pool, spawner) = counted_pool(4);
     let threads = Arc::new(Mutex::new(HashSet::<ThreadId>::new()));
     // Strictly sequential: each task finishes before the next is submitted, so one
     // worker serves them all.
@@ -143,11 +138,7 @@ fn pool_with_func_passes_each_argument_once() {
 }
 
 fn run_on<Q: antpool::WorkerQueue>(pool: &Pool<Q>, tasks: usize) -> usize {
-    let done = Counter::new();
-    for _ in 0..tasks {
-        let done = done.clone();
-        pool.submit(move || done.add()).unwrap();
-    }
+    let done = submit_counted(pool, tasks);
     pool.release_timeout(Duration::from_secs(10)).unwrap();
     done.get()
 }
@@ -180,11 +171,7 @@ fn a_full_ring_retires_the_surplus_worker_instead_of_parking_it() {
         .spawner(spawner.clone())
         .build()
         .unwrap();
-    let gate = Gate::new();
-    for _ in 0..3 {
-        let gate = gate.clone();
-        pool.submit(move || gate.wait()).unwrap();
-    }
+    let gate = occupy(&pool, 3);
     assert_eq!(pool.running(), 3);
     gate.open();
     assert!(eventually(|| pool.running() == 1 && spawner.live() == 1));

@@ -8,41 +8,13 @@ use std::thread;
 use std::time::Duration;
 
 use antpool::Pool;
-use common::{Counter, Gate, TestSpawner, eventually};
-
-fn busy(pool: &Pool<antpool::IdleQueue, antpool::StdClock, TestSpawner>, n: usize, gate: &Gate) {
-    let started = Counter::new();
-    for _ in 0..n {
-        let (gate, started) = (gate.clone(), started.clone());
-        pool.submit(move || {
-            started.add();
-            gate.wait();
-        })
-        .unwrap();
-    }
-    assert!(started.reaches(n));
-}
-
-fn counted_pool(
-    cap: usize,
-) -> (
-    Arc<Pool<antpool::IdleQueue, antpool::StdClock, TestSpawner>>,
-    TestSpawner,
-) {
-    let spawner = TestSpawner::new();
-    let pool = Pool::builder()
-        .capacity(cap)
-        .spawner(spawner.clone())
-        .build()
-        .unwrap();
-    (Arc::new(pool), spawner)
-}
+use common::{Counter, counted_pool, eventually, occupy};
 
 #[test]
 fn growing_starts_workers_for_blocked_submitters_at_once() {
     let (pool, _spawner) = counted_pool(1);
-    let gate = Gate::new();
-    busy(&pool, 1, &gate);
+    let pool = Arc::new(pool);
+    let gate = occupy(&pool, 1);
     let ran = Counter::new();
     let submitters: Vec<_> = (0..3)
         .map(|_| {
@@ -72,8 +44,8 @@ fn growing_starts_workers_for_blocked_submitters_at_once() {
 #[test]
 fn growing_by_less_than_the_queue_serves_the_oldest_waiters() {
     let (pool, _spawner) = counted_pool(1);
-    let gate = Gate::new();
-    busy(&pool, 1, &gate);
+    let pool = Arc::new(pool);
+    let gate = occupy(&pool, 1);
     let order = Arc::new(std::sync::Mutex::new(Vec::new()));
     let mut submitters = Vec::new();
     for i in 0..3 {
@@ -106,9 +78,7 @@ fn growing_by_less_than_the_queue_serves_the_oldest_waiters() {
 #[test]
 fn shrinking_retires_surplus_idle_workers_at_once() {
     let (pool, spawner) = counted_pool(4);
-    let gate = Gate::new();
-    busy(&pool, 4, &gate);
-    gate.open();
+    occupy(&pool, 4).open();
     assert!(eventually(|| pool.idle() == 4));
     pool.tune(1);
     assert!(eventually(|| pool.running() == 1 && spawner.live() == 1));
@@ -118,16 +88,14 @@ fn shrinking_retires_surplus_idle_workers_at_once() {
 #[test]
 fn shrinking_retires_busy_workers_when_they_finish() {
     let (pool, spawner) = counted_pool(3);
-    let gate = Gate::new();
-    busy(&pool, 3, &gate);
+    let gate = occupy(&pool, 3);
     pool.tune(1);
     assert_eq!(pool.running(), 3, "busy workers are not interrupted");
     assert_eq!(pool.free(), Some(0), "free never goes negative");
     gate.open();
     assert!(eventually(|| pool.running() == 1 && spawner.live() == 1));
     // And the cap holds from now on.
-    let gate = Gate::new();
-    busy(&pool, 1, &gate);
+    let gate = occupy(&pool, 1);
     assert!(pool.try_submit(|| ()).unwrap_err().is_overload());
     gate.open();
 }
@@ -148,6 +116,7 @@ fn tune_is_ignored_for_zero_unbounded_and_prealloc_pools() {
 #[test]
 fn tuning_up_and_down_under_load_loses_nothing() {
     let (pool, _spawner) = counted_pool(4);
+    let pool = Arc::new(pool);
     let done = Counter::new();
     let tuner = {
         let pool = pool.clone();

@@ -17,28 +17,22 @@ use core::ptr::NonNull;
 
 use portable_atomic::{AtomicU8, Ordering};
 
-use super::{AbortOnUnwind, Engine, EngineRef, Execute, worker};
-use crate::clock::Clock;
-use crate::queue::WorkerQueue;
+use super::{AbortOnUnwind, Engine, EngineRef, Flavor, SignalOf, worker};
 use crate::spawner::{Job, JobHeader, JobVTable, Signal, Spawner};
 
 /// Starts a worker for `task` through `spawner`; `Err(task)` if none started.
 /// The caller holds a `running` reservation for it and undoes it on `Err`.
-pub(super) fn spawn<H, T, Q, C, S, X>(handle: &H, spawner: &S, task: T) -> Result<(), T>
+pub(super) fn spawn<H, F>(handle: &H, spawner: &F::Spawner, task: F::Task) -> Result<(), F::Task>
 where
-    H: EngineRef<Engine<T, Q, C, S, X>>,
-    T: Send + 'static,
-    Q: WorkerQueue,
-    C: Clock,
-    S: Spawner,
-    X: Execute<T>,
+    H: EngineRef<Engine<F>>,
+    F: Flavor,
 {
     if !H::HANDSHAKE {
         // Only `Arc` handles (alloc) skip the handshake.
         #[cfg(feature = "alloc")]
         return boxed::spawn(handle, spawner, task);
     }
-    handshake::<H, T, Q, C, S, X>(handle, spawner, task)
+    handshake::<H, F>(handle, spawner, task)
 }
 
 /// Checks that a spawner handed back the job it was given.
@@ -57,9 +51,7 @@ mod boxed {
     use core::ptr::NonNull;
 
     use super::check_returned;
-    use crate::clock::Clock;
-    use crate::engine::{Engine, EngineRef, Execute, worker};
-    use crate::queue::WorkerQueue;
+    use crate::engine::{Engine, EngineRef, Flavor, worker};
     use crate::spawner::{Job, JobHeader, JobVTable, Spawner};
 
     #[repr(C)]
@@ -69,17 +61,14 @@ mod boxed {
         task: T,
     }
 
-    /// The vtable of boxed records for workers of engine `E` reached through `H`.
-    struct VTable<H, E>(PhantomData<fn(H, E)>);
+    /// The vtable of boxed records for workers of an engine of flavor `F`,
+    /// reached through `H`.
+    struct VTable<H, F>(PhantomData<fn(H, F)>);
 
-    impl<H, T, Q, C, S, X> VTable<H, Engine<T, Q, C, S, X>>
+    impl<H, F> VTable<H, F>
     where
-        H: EngineRef<Engine<T, Q, C, S, X>>,
-        T: Send + 'static,
-        Q: WorkerQueue,
-        C: Clock,
-        S: Spawner,
-        X: Execute<T>,
+        H: EngineRef<Engine<F>>,
+        F: Flavor,
     {
         const VTABLE: JobVTable = JobVTable {
             run: Self::run,
@@ -89,9 +78,9 @@ mod boxed {
         /// # Safety
         ///
         /// `header` heads a `Record<H, T>` made by `spawn` below, consumed once.
-        unsafe fn take(header: NonNull<JobHeader>) -> Record<H, T> {
+        unsafe fn take(header: NonNull<JobHeader>) -> Record<H, F::Task> {
             // SAFETY: per the contract, the record was boxed by `spawn` and is ours.
-            *unsafe { Box::from_raw(header.cast::<Record<H, T>>().as_ptr()) }
+            *unsafe { Box::from_raw(header.cast::<Record<H, F::Task>>().as_ptr()) }
         }
 
         unsafe fn run(header: NonNull<JobHeader>) {
@@ -110,22 +99,18 @@ mod boxed {
         }
     }
 
-    pub(in crate::engine) fn spawn<H, T, Q, C, S, X>(
+    pub(in crate::engine) fn spawn<H, F>(
         handle: &H,
-        spawner: &S,
-        task: T,
-    ) -> Result<(), T>
+        spawner: &F::Spawner,
+        task: F::Task,
+    ) -> Result<(), F::Task>
     where
-        H: EngineRef<Engine<T, Q, C, S, X>>,
-        T: Send + 'static,
-        Q: WorkerQueue,
-        C: Clock,
-        S: Spawner,
-        X: Execute<T>,
+        H: EngineRef<Engine<F>>,
+        F: Flavor,
     {
         let record = Box::new(Record {
             header: JobHeader {
-                vtable: &VTable::<H, Engine<T, Q, C, S, X>>::VTABLE,
+                vtable: &VTable::<H, F>::VTABLE,
             },
             handle: handle.clone(),
             task,
@@ -139,7 +124,7 @@ mod boxed {
                 check_returned(job, header);
                 // SAFETY: the spawner handed the job back unrun, so the record is
                 // ours again, and is taken once.
-                let record = unsafe { VTable::<H, Engine<T, Q, C, S, X>>::take(header) };
+                let record = unsafe { VTable::<H, F>::take(header) };
                 Err(record.task)
             }
         }
@@ -161,17 +146,14 @@ struct Handshake<H, T, Sig> {
     signal: Sig,
 }
 
-/// The vtable of handshake records for workers of engine `E` reached through `H`.
-struct HandshakeVTable<H, E>(core::marker::PhantomData<fn(H, E)>);
+/// The vtable of handshake records for workers of an engine of flavor `F`,
+/// reached through `H`.
+struct HandshakeVTable<H, F>(core::marker::PhantomData<fn(H, F)>);
 
-impl<H, T, Q, C, S, X> HandshakeVTable<H, Engine<T, Q, C, S, X>>
+impl<H, F> HandshakeVTable<H, F>
 where
-    H: EngineRef<Engine<T, Q, C, S, X>>,
-    T: Send + 'static,
-    Q: WorkerQueue,
-    C: Clock,
-    S: Spawner,
-    X: Execute<T>,
+    H: EngineRef<Engine<F>>,
+    F: Flavor,
 {
     const VTABLE: JobVTable = JobVTable {
         run: Self::run,
@@ -182,7 +164,7 @@ where
         // SAFETY: this vtable is only reachable from a record made by `handshake`,
         // whose thread waits (record live) until we finish it below.
         let (handle, task) = unsafe {
-            let record = header.cast::<Handshake<H, T, S::Signal>>().as_ref();
+            let record = header.cast::<Handshake<H, F::Task, SignalOf<F>>>().as_ref();
             let handle = record.handle.clone();
             let task = (*record.task.get()).assume_init_read();
             record.state.store(STARTED, Ordering::Release);
@@ -196,25 +178,21 @@ where
     unsafe fn abandon(header: NonNull<JobHeader>) {
         // SAFETY: as for `run`; the spawning thread takes the task back.
         unsafe {
-            let record = header.cast::<Handshake<H, T, S::Signal>>().as_ref();
+            let record = header.cast::<Handshake<H, F::Task, SignalOf<F>>>().as_ref();
             record.state.store(ABANDONED, Ordering::Release);
             record.signal.notify();
         }
     }
 }
 
-fn handshake<H, T, Q, C, S, X>(handle: &H, spawner: &S, task: T) -> Result<(), T>
+fn handshake<H, F>(handle: &H, spawner: &F::Spawner, task: F::Task) -> Result<(), F::Task>
 where
-    H: EngineRef<Engine<T, Q, C, S, X>>,
-    T: Send + 'static,
-    Q: WorkerQueue,
-    C: Clock,
-    S: Spawner,
-    X: Execute<T>,
+    H: EngineRef<Engine<F>>,
+    F: Flavor,
 {
     let record = Handshake {
         header: JobHeader {
-            vtable: &HandshakeVTable::<H, Engine<T, Q, C, S, X>>::VTABLE,
+            vtable: &HandshakeVTable::<H, F>::VTABLE,
         },
         handle: handle.clone(),
         task: UnsafeCell::new(MaybeUninit::new(task)),

@@ -8,6 +8,7 @@
 //! — choose `T`, how a task is executed ([`Execute`]), and how workers refer to
 //! the engine ([`EngineRef`]: an `Arc`, or a `&'static`).
 
+use core::marker::PhantomData;
 use core::time::Duration;
 
 use portable_atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
@@ -27,6 +28,39 @@ use node::{Chain, List, Node, state};
 pub(crate) trait Execute<T>: Send + Sync + 'static {
     fn execute(&self, task: T);
 }
+
+/// The types one engine is made of: its task, idle queue, clock, platform and
+/// executor. Bundled so the engine's many functions carry one bound, not five.
+pub(crate) trait Flavor: 'static {
+    type Task: Send + 'static;
+    type Queue: WorkerQueue;
+    type Clock: Clock;
+    type Spawner: Spawner;
+    type Exec: Execute<Self::Task>;
+}
+
+/// The [`Flavor`] made of `T`, `Q`, `C`, `S` and `X`.
+/// (A type-level marker: never made as a value.)
+pub(crate) struct Parts<T, Q, C, S, X>(PhantomData<(T, Q, C, S, X)>);
+
+impl<T, Q, C, S, X> Flavor for Parts<T, Q, C, S, X>
+where
+    T: Send + 'static,
+    Q: WorkerQueue,
+    C: Clock,
+    S: Spawner,
+    X: Execute<T>,
+{
+    type Task = T;
+    type Queue = Q;
+    type Clock = C;
+    type Spawner = S;
+    type Exec = X;
+}
+
+type SignalOf<F> = <<F as Flavor>::Spawner as Spawner>::Signal;
+type NodeOf<F> = Node<<F as Flavor>::Task, SignalOf<F>>;
+type ChainOf<F> = Chain<<F as Flavor>::Task, SignalOf<F>>;
 
 /// How workers refer to their engine for as long as they live.
 pub(crate) trait EngineRef<E>: Clone + Send + Sync + 'static {
@@ -78,19 +112,19 @@ pub(crate) enum Mode {
 }
 
 /// What the lock protects.
-struct Shared<T, Q, Sig> {
-    idle: Q,
+struct Shared<F: Flavor> {
+    idle: F::Queue,
     /// Blocked submitters, oldest first. Served directly by workers that finish.
-    waiters: List<T, Sig>,
+    waiters: List<F::Task, SignalOf<F>>,
     /// Releasers waiting for the last worker to exit.
-    drains: List<T, Sig>,
+    drains: List<F::Task, SignalOf<F>>,
 }
 
 // SAFETY: the lists hold pointers to nodes that live on other threads' stacks.
 // Those threads hand them over for as long as they are linked (node.rs), and the
 // lists are only touched with the lock held, so moving `Shared` between threads
 // (inside the lock) is sound whenever the tasks themselves are `Send`.
-unsafe impl<T: Send, Q: Send, Sig: Send> Send for Shared<T, Q, Sig> {}
+unsafe impl<F: Flavor> Send for Shared<F> {}
 
 /// Aborts the process if a panic unwinds through a section that has nodes linked
 /// on this stack (a dangling node would corrupt the pool). A panic while already
@@ -110,8 +144,8 @@ impl AbortOnUnwind {
 }
 
 /// The engine of one pool.
-pub(crate) struct Engine<T, Q, C, S: Spawner, X> {
-    shared: lock_api::Mutex<S::Lock, Shared<T, Q, S::Signal>>,
+pub(crate) struct Engine<F: Flavor> {
+    shared: lock_api::Mutex<<F::Spawner as Spawner>::Lock, Shared<F>>,
     /// Live workers, busy or idle, plus reservations for workers being spawned.
     /// Written only under the lock; read anywhere.
     running: AtomicUsize,
@@ -122,30 +156,26 @@ pub(crate) struct Engine<T, Q, C, S: Spawner, X> {
     cap: AtomicUsize,
     closed: AtomicBool,
     config: Config,
-    clock: C,
-    spawner: S,
-    exec: X,
+    clock: F::Clock,
+    spawner: F::Spawner,
+    exec: F::Exec,
 }
 
-type NodeOf<T, S> = Node<T, <S as Spawner>::Signal>;
-type ChainOf<T, S> = Chain<T, <S as Spawner>::Signal>;
-
-impl<T, Q, C, S, X> Engine<T, Q, C, S, X>
-where
-    T: Send + 'static,
-    Q: WorkerQueue,
-    C: Clock,
-    S: Spawner,
-    X: Execute<T>,
-{
-    pub(crate) const fn new(config: Config, queue: Q, clock: C, spawner: S, exec: X) -> Self {
+impl<F: Flavor> Engine<F> {
+    pub(crate) const fn new(
+        config: Config,
+        queue: F::Queue,
+        clock: F::Clock,
+        spawner: F::Spawner,
+        exec: F::Exec,
+    ) -> Self {
         let cap = match config.capacity {
             Some(cap) => cap,
             None => usize::MAX,
         };
         Engine {
             shared: lock_api::Mutex::const_new(
-                <S::Lock as lock_api::RawMutex>::INIT,
+                <<F::Spawner as Spawner>::Lock as lock_api::RawMutex>::INIT,
                 Shared {
                     idle: queue,
                     waiters: List::new(),
@@ -168,9 +198,9 @@ where
     /// allowed to block — the first worker to finish.
     pub(crate) fn submit<H: EngineRef<Self>>(
         handle: &H,
-        task: T,
+        task: F::Task,
         mode: Mode,
-    ) -> Result<(), SubmitError<T>> {
+    ) -> Result<(), SubmitError<F::Task>> {
         let this = handle.engine();
         let mut shared = this.shared.lock();
         if this.closed.load(Relaxed) {
@@ -178,7 +208,7 @@ where
         }
         if let Some(worker) = shared.idle.detach() {
             this.idle.store(shared.idle.len(), Relaxed);
-            let node = worker.id.as_ptr::<NodeOf<T, S>>();
+            let node = worker.id.as_ptr::<NodeOf<F>>();
             // SAFETY: an id in the idle queue names the live mailbox of a worker
             // parked on it; detaching it under the lock gives us the right to fill
             // it, and the worker cannot leave before our notify.
@@ -226,7 +256,11 @@ where
     }
 
     /// Starts a worker for `task`; `running` already counts it.
-    fn launch<H: EngineRef<Self>>(&self, handle: &H, task: T) -> Result<(), SubmitError<T>> {
+    fn launch<H: EngineRef<Self>>(
+        &self,
+        handle: &H,
+        task: F::Task,
+    ) -> Result<(), SubmitError<F::Task>> {
         launch::spawn(handle, &self.spawner, task).map_err(|task| {
             self.release_slot();
             SubmitError::SpawnFailed(task)
@@ -235,7 +269,7 @@ where
 
     /// What a worker that finished a task does next: the oldest waiter's task,
     /// or park idle until a task or retirement comes. `None`: retire.
-    fn next_task(&self, node: &NodeOf<T, S>) -> Option<T> {
+    fn next_task(&self, node: &NodeOf<F>) -> Option<F::Task> {
         let now = self.clock.now();
         let mut shared = self.shared.lock();
         if self.closed.load(Relaxed) || self.running.load(Relaxed) > self.cap.load(Relaxed) {
@@ -268,7 +302,7 @@ where
 
     /// Parks an idle worker until a task or retirement arrives, reaping expired
     /// workers (itself included) when its expiry passes.
-    fn park_idle(&self, node: &NodeOf<T, S>, mut since: Instant) -> Option<T> {
+    fn park_idle(&self, node: &NodeOf<F>, mut since: Instant) -> Option<F::Task> {
         let bomb = AbortOnUnwind;
         let me = WorkerId::from_ptr(node.into());
         loop {
@@ -299,7 +333,7 @@ where
                 node.signal().wait();
                 break;
             }
-            let mut retired: ChainOf<T, S> = Chain::new();
+            let mut retired: ChainOf<F> = Chain::new();
             let mut me_too = false;
             shared.idle.refresh(cutoff, |w| {
                 if w.id == me {
@@ -350,7 +384,7 @@ where
     }
 
     /// Reserves a worker slot for each waiter the capacity now allows.
-    fn grant_waiters(&self, shared: &mut Shared<T, Q, S::Signal>) -> Chain<T, S::Signal> {
+    fn grant_waiters(&self, shared: &mut Shared<F>) -> ChainOf<F> {
         let mut granted = Chain::new();
         let cap = self.cap.load(Relaxed);
         while !self.closed.load(Relaxed) && self.running.load(Relaxed) < cap {
@@ -393,6 +427,17 @@ where
         self.closed.load(Relaxed)
     }
 
+    /// `Debug` for a face of this engine named `name`: its counters.
+    pub(crate) fn fmt_as(&self, name: &str, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct(name)
+            .field("cap", &self.cap())
+            .field("running", &self.running())
+            .field("idle", &self.idle())
+            .field("waiting", &self.waiting())
+            .field("closed", &self.is_closed())
+            .finish()
+    }
+
     /// Changes the capacity. Ignored for 0, unbounded and prealloc pools.
     /// Growing grants slots to waiters at once; shrinking retires surplus idle
     /// workers at once (busy ones retire when they finish their task).
@@ -402,7 +447,7 @@ where
         }
         let mut shared = self.shared.lock();
         let old = self.cap.swap(capacity, Relaxed);
-        let mut retired: ChainOf<T, S> = Chain::new();
+        let mut retired: ChainOf<F> = Chain::new();
         let mut granted = Chain::new();
         if capacity > old {
             granted = self.grant_waiters(&mut shared);
@@ -430,7 +475,7 @@ where
             return 0;
         };
         let mut shared = self.shared.lock();
-        let mut retired: ChainOf<T, S> = Chain::new();
+        let mut retired: ChainOf<F> = Chain::new();
         // SAFETY: see `retire_into`.
         let n = shared
             .idle
@@ -448,7 +493,7 @@ where
         if self.closed.swap(true, Relaxed) {
             return false;
         }
-        let mut retired: ChainOf<T, S> = Chain::new();
+        let mut retired: ChainOf<F> = Chain::new();
         // SAFETY: see `retire_into`.
         shared
             .idle
@@ -467,7 +512,7 @@ where
         if !self.release() {
             return Err(ReleaseError::Closed);
         }
-        let node: NodeOf<T, S> = Node::new(self.spawner.signal(), state::WAITING);
+        let node: NodeOf<F> = Node::new(self.spawner.signal(), state::WAITING);
         let mut shared = self.shared.lock();
         if self.running.load(Relaxed) == 0 {
             return Ok(());

@@ -1,42 +1,24 @@
 //! A worker's life: run the first task, then serve until retired.
 
 use super::node::{Node, state};
-use super::{Engine, EngineRef, Execute};
-use crate::clock::Clock;
-use crate::queue::WorkerQueue;
+use super::{Engine, EngineRef, Execute, Flavor};
 use crate::spawner::Spawner;
 
 /// Gives the worker's slot back when the worker ends — normally, or by a panic
 /// unwinding out of a task that the executor did not catch.
-struct ExitGuard<'a, T, Q, C, S: Spawner, X>(&'a Engine<T, Q, C, S, X>)
-where
-    T: Send + 'static,
-    Q: WorkerQueue,
-    C: Clock,
-    X: Execute<T>;
+struct ExitGuard<'a, F: Flavor>(&'a Engine<F>);
 
-impl<T, Q, C, S, X> Drop for ExitGuard<'_, T, Q, C, S, X>
-where
-    T: Send + 'static,
-    Q: WorkerQueue,
-    C: Clock,
-    S: Spawner,
-    X: Execute<T>,
-{
+impl<F: Flavor> Drop for ExitGuard<'_, F> {
     fn drop(&mut self) {
         self.0.release_slot();
     }
 }
 
 /// The body of every worker thread. `running` already counts this worker.
-pub(crate) fn run<H, T, Q, C, S, X>(handle: H, first: T)
+pub(crate) fn run<H, F>(handle: H, first: F::Task)
 where
-    H: EngineRef<Engine<T, Q, C, S, X>>,
-    T: Send + 'static,
-    Q: WorkerQueue,
-    C: Clock,
-    S: Spawner,
-    X: Execute<T>,
+    H: EngineRef<Engine<F>>,
+    F: Flavor,
 {
     let engine = handle.engine();
     // The mailbox lives here, on the worker's own stack, for the worker's life.

@@ -147,3 +147,53 @@ impl RawJob {
         unsafe { Job::from_raw(self.0) }.run()
     }
 }
+
+/// A pool of `cap` on a counting spawner.
+pub type TestPool = antpool::Pool<antpool::IdleQueue, antpool::StdClock, TestSpawner>;
+
+pub fn counted_pool(cap: usize) -> (TestPool, TestSpawner) {
+    let spawner = TestSpawner::new();
+    let pool = antpool::Pool::builder()
+        .capacity(cap)
+        .spawner(spawner.clone())
+        .build()
+        .unwrap();
+    (pool, spawner)
+}
+
+/// Occupies `n` workers with tasks that wait on the returned gate, and returns
+/// once all `n` have started.
+pub fn occupy<Q, C, S>(pool: &antpool::Pool<Q, C, S>, n: usize) -> Gate
+where
+    Q: antpool::WorkerQueue,
+    C: antpool::Clock,
+    S: antpool::Spawner,
+{
+    let gate = Gate::new();
+    let started = Counter::new();
+    for _ in 0..n {
+        let (gate, started) = (gate.clone(), started.clone());
+        pool.submit(move || {
+            started.add();
+            gate.wait();
+        })
+        .unwrap();
+    }
+    assert!(started.reaches(n), "{n} tasks should run at once");
+    gate
+}
+
+/// Submits `n` tasks that count themselves; returns the counter.
+pub fn submit_counted<Q, C, S>(pool: &antpool::Pool<Q, C, S>, n: usize) -> Counter
+where
+    Q: antpool::WorkerQueue,
+    C: antpool::Clock,
+    S: antpool::Spawner,
+{
+    let done = Counter::new();
+    for _ in 0..n {
+        let d = done.clone();
+        pool.submit(move || d.add()).unwrap();
+    }
+    done
+}
