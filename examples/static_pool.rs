@@ -41,8 +41,10 @@ impl Signal for SpinSignal {
         true
     }
 
-    fn notify(&self) {
-        self.0.store(true, Ordering::Release);
+    unsafe fn notify(this: *const Self) {
+        // SAFETY: `this` is live until this store publishes the token, and the only
+        // reference made is to the atomic itself.
+        unsafe { (*this).0.store(true, Ordering::Release) };
     }
 }
 

@@ -48,10 +48,13 @@ use core::time::Duration;
 /// 5. **Ordering.** Everything a thread did before `notify` happens-before
 ///    whatever the waiter does after the `wait` that consumed that token.
 /// 6. **Hands off after the token.** The waiter may free the signal as soon as it
-///    has consumed the token, so `notify` must not touch the signal's memory after
-///    the token became visible to it (copy what it needs first, as
-///    `std::sync::Arc::drop` does). Until then the pool guarantees the signal
-///    is alive.
+///    has consumed the token. So `notify` receives a raw pointer, not `&self`: it
+///    copies out what it needs *before* it publishes the token, and after that
+///    touches nothing of `*this`. No reference into `*this` may live across the
+///    publication (a reference passed to a function lives until that function
+///    returns), except a reference to the atomic that publishes it — the same
+///    pattern `std::sync::Arc::drop` follows. Until the token is visible the pool
+///    guarantees the signal is alive.
 ///
 /// ```
 /// use antpool::Signal;
@@ -69,13 +72,16 @@ use core::time::Duration;
 ///     fn wait_timeout(&self, _timeout: Duration) -> bool {
 ///         self.0.swap(false, Ordering::Acquire) // a real port would wait the timeout out
 ///     }
-///     fn notify(&self) {
-///         self.0.store(true, Ordering::Release); // the last touch of `self`
+///     unsafe fn notify(this: *const Self) {
+///         // SAFETY: `this` is live until the store below publishes the token; the
+///         // only reference made is to that atomic.
+///         unsafe { (*this).0.store(true, Ordering::Release) };
 ///     }
 /// }
 ///
 /// let s = SpinSignal(AtomicBool::new(false));
-/// s.notify();              // before the wait: not lost
+/// // SAFETY: `s` is live for the whole call.
+/// unsafe { Signal::notify(&s) }; // before the wait: not lost
 /// s.wait();
 /// assert!(!s.wait_timeout(Duration::ZERO));
 /// ```
@@ -88,7 +94,12 @@ pub trait Signal: Send + Sync {
     fn wait_timeout(&self, timeout: Duration) -> bool;
 
     /// Leaves a token, waking the waiter if it is blocked.
-    fn notify(&self);
+    ///
+    /// # Safety
+    ///
+    /// `this` points to a live signal. It stays live until the token this call
+    /// publishes is visible to the waiter, and may be freed from then on (rule 6).
+    unsafe fn notify(this: *const Self);
 }
 
 /// A platform's way to start threads, block them, and exclude them briefly.
@@ -101,7 +112,7 @@ pub trait Signal: Send + Sync {
 /// # impl Signal for MySignal {
 /// #     fn wait(&self) {}
 /// #     fn wait_timeout(&self, _: Duration) -> bool { true }
-/// #     fn notify(&self) {}
+/// #     unsafe fn notify(_: *const Self) {}
 /// # }
 ///
 /// /// A spawner for an imaginary RTOS with `rtos_task_create(entry, arg) -> bool`.

@@ -34,8 +34,10 @@ impl Signal for CondSignal {
         std::mem::replace(&mut *token, false)
     }
 
-    fn notify(&self) {
-        let inner = self.0.clone();
+    unsafe fn notify(this: *const Self) {
+        // SAFETY: `this` is live until the token is published; we take our own
+        // `Arc` first and publish through it, so nothing of `*this` is touched after.
+        let inner = unsafe { (*this).0.clone() };
         *inner.0.lock().unwrap() = true;
         inner.1.notify_one();
     }
@@ -196,6 +198,7 @@ fn workers_beyond_the_ring_retire_when_they_go_idle() {
     gate.open();
     assert!(eventually(|| RING_POOL.running() == 1 && live(2) == 1));
     assert_eq!(RING_POOL.idle(), 1);
+    RING_POOL.release_timeout(Duration::from_secs(10)).unwrap();
 }
 
 static_pool!(
@@ -224,6 +227,9 @@ fn idle_workers_expire_on_the_pools_clock() {
     EXPIRY_POOL.reboot();
     EXPIRY_POOL.invoke(Cmd::Add(5)).unwrap();
     assert!(eventually(|| EXPIRY_SUM.load(Ordering::SeqCst) == 5));
+    EXPIRY_POOL
+        .release_timeout(Duration::from_secs(10))
+        .unwrap();
 }
 
 static_pool!(FAIL_POOL, FAIL_SUM, FAIL_CLOCK, 2, Options::new().capacity(2), ThreadSpawner<4, 1>);
@@ -240,6 +246,8 @@ fn a_failed_spawn_hands_the_argument_back() {
     }
     assert_eq!(FAIL_POOL.running(), 1);
     gate.open();
+    FAIL_POOL.release_timeout(Duration::from_secs(10)).unwrap();
+    assert!(eventually(|| live(4) == 0));
 }
 
 static_pool!(DROP_POOL, DROP_SUM, DROP_CLOCK, 2, Options::new().capacity(2), ThreadSpawner<5, { usize::MAX }, true>);

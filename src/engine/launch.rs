@@ -164,12 +164,13 @@ where
         // SAFETY: this vtable is only reachable from a record made by `handshake`,
         // whose thread waits (record live) until we finish it below.
         let (handle, task) = unsafe {
-            let record = header.cast::<Handshake<H, F::Task, SignalOf<F>>>().as_ref();
-            let handle = record.handle.clone();
-            let task = (*record.task.get()).assume_init_read();
-            record.state.store(STARTED, Ordering::Release);
-            // Our last touch of the record (Signal rule 6).
-            record.signal.notify();
+            let record = header.cast::<Handshake<H, F::Task, SignalOf<F>>>().as_ptr();
+            let handle = (*record).handle.clone();
+            let task = (*(*record).task.get()).assume_init_read();
+            (*record).state.store(STARTED, Ordering::Release);
+            // Our last touch of the record; no reference into it outlives the
+            // token (Signal rule 6).
+            SignalOf::<F>::notify(core::ptr::addr_of!((*record).signal));
             (handle, task)
         };
         worker::run(handle, task);
@@ -178,9 +179,9 @@ where
     unsafe fn abandon(header: NonNull<JobHeader>) {
         // SAFETY: as for `run`; the spawning thread takes the task back.
         unsafe {
-            let record = header.cast::<Handshake<H, F::Task, SignalOf<F>>>().as_ref();
-            record.state.store(ABANDONED, Ordering::Release);
-            record.signal.notify();
+            let record = header.cast::<Handshake<H, F::Task, SignalOf<F>>>().as_ptr();
+            (*record).state.store(ABANDONED, Ordering::Release);
+            SignalOf::<F>::notify(core::ptr::addr_of!((*record).signal));
         }
     }
 }

@@ -124,12 +124,12 @@ impl<T, Sig: Signal> Node<T, Sig> {
     /// it afterwards.
     pub(crate) unsafe fn finish(node: NonNull<Self>, state: u8) {
         // SAFETY: the owner waits for this notify's token before it frees the node,
-        // so the node is live until `notify` makes the token visible, and `notify`
-        // does not touch it after that (Signal rule 6).
+        // so the node is live until `notify` makes the token visible. No reference
+        // into the node spans that moment: `set_state`'s ends when it returns, and
+        // `notify` gets a raw pointer (Signal rule 6).
         unsafe {
-            let node = node.as_ref();
-            node.set_state(state);
-            node.signal.notify();
+            node.as_ref().set_state(state);
+            Sig::notify(core::ptr::addr_of!((*node.as_ptr()).signal));
         }
     }
 }

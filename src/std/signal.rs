@@ -63,7 +63,8 @@ const YIELD_EVERY: u32 = 16;
 /// use std::time::Duration;
 ///
 /// let s = StdSignal::new();
-/// s.notify();                 // a token before the wait is kept
+/// // SAFETY: `s` is live for the whole call.
+/// unsafe { Signal::notify(&s) }; // a token before the wait is kept
 /// s.wait();                   // ...and consumed here
 /// assert!(!s.wait_timeout(Duration::from_millis(1)));
 /// ```
@@ -187,25 +188,34 @@ impl Signal for StdSignal {
         }
     }
 
-    fn notify(&self) {
-        let mut current = self.state.load(Ordering::Relaxed);
+    unsafe fn notify(this: *const Self) {
+        // How this keeps rule 6: `this` is live until our CAS publishes the token
+        // (the caller's contract). Before it we read only through short-lived
+        // references; the CAS itself borrows only the atomic (as `Arc::drop` does);
+        // after it we use our own handle and nothing of `*this`.
+        // SAFETY: `this` is live (no token published yet); this borrow covers only
+        // the atomic and is not used after the token is published.
+        let state = unsafe { &(*this).state };
+        let mut current = state.load(Ordering::Relaxed);
         loop {
             match current {
                 NOTIFIED => return,
-                EMPTY => match self.state.compare_exchange_weak(
+                EMPTY => match state.compare_exchange_weak(
                     EMPTY,
                     NOTIFIED,
                     Ordering::Release,
                     Ordering::Relaxed,
                 ) {
-                    // The owner may free `self` from here on: touch nothing.
+                    // The owner may free `*this` from here on: touch nothing.
                     Ok(_) => return,
                     Err(now) => current = now,
                 },
                 _ => {
                     // PARKED: take our own handle before the token is visible.
-                    let owner = self.owner.clone();
-                    match self.state.compare_exchange(
+                    // SAFETY: no token is published yet, so `*this` is live; the
+                    // borrow ends with the clone.
+                    let owner = unsafe { (*this).owner.clone() };
+                    match state.compare_exchange(
                         PARKED,
                         NOTIFIED,
                         Ordering::Release,
