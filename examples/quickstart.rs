@@ -237,10 +237,12 @@ fn main() {
     }
     if let Some(p) = &pool_peak {
         // The sampler is one thread of its own; main is another.
+        let extra = p.threads as isize - n as isize;
+        let sign = if extra < 0 { '-' } else { '+' };
         println!(
-            "antpool peak threads:      {} = N + {}  (target: at most N + 2: main and the sampler)",
+            "antpool peak threads:      {} = N {sign} {}  (target: at most N + 2: main and the sampler)",
             p.threads,
-            p.threads as isize - n as isize
+            extra.unsigned_abs()
         );
     }
 }
