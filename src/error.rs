@@ -134,6 +134,9 @@ pub enum BuildError {
     InvalidPreAllocSize,
     /// A multi-pool of zero pools was asked for.
     InvalidMultiPoolSize,
+    /// Queue mode was asked of a pool that has no task queue
+    /// ([`StaticPoolWithFunc`](crate::StaticPoolWithFunc): no heap for one).
+    QueueUnsupported,
 }
 
 impl BuildError {
@@ -158,6 +161,9 @@ impl BuildError {
             }
             BuildError::InvalidMultiPoolSize => {
                 "invalid multi-pool size: a multi-pool needs at least one pool"
+            }
+            BuildError::QueueUnsupported => {
+                "queue mode is not available here: a static pool has no heap for a task queue"
             }
         }
     }

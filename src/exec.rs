@@ -2,7 +2,7 @@
 //! calls the pool's one function; with `std`, [`Guarded`] wraps either to catch
 //! panics and hand their payload to the panic handler.
 
-use crate::engine::Execute;
+use crate::engine::{Execute, Outcome};
 
 /// Calls a boxed closure ([`Pool`](crate::Pool)'s tasks).
 #[cfg(feature = "alloc")]
@@ -10,8 +10,88 @@ pub(crate) struct RunTask;
 
 #[cfg(feature = "alloc")]
 impl Execute<crate::Task> for RunTask {
-    fn execute(&self, task: crate::Task) {
-        task()
+    fn execute(&self, task: crate::Task) -> Outcome {
+        task();
+        Outcome::Completed
+    }
+}
+
+/// The function a [`PoolWithFunc`](crate::PoolWithFunc) runs on each argument.
+///
+/// Implemented for every `Fn(A) -> R + Send + Sync + 'static` closure or
+/// function, so you rarely name it; implement it yourself for a function object
+/// (a struct that carries its own state).
+///
+/// ```
+/// use antpool::{PoolWithFunc, WorkFn};
+///
+/// struct Scale(u64);
+/// impl WorkFn<u64> for Scale {
+///     type Output = u64;
+///     fn call(&self, n: u64) -> u64 {
+///         n * self.0
+///     }
+/// }
+///
+/// let pool = PoolWithFunc::new(2, Scale(10)).unwrap();
+/// assert_eq!(pool.call(4).unwrap().join().unwrap(), 40);
+/// ```
+pub trait WorkFn<A>: Send + Sync + 'static {
+    /// What one call returns ([`PoolWithFunc::call`](crate::PoolWithFunc::call)
+    /// hands it to a `JoinHandle`; `invoke` drops it).
+    type Output: Send + 'static;
+
+    /// Runs the function on one argument.
+    fn call(&self, arg: A) -> Self::Output;
+}
+
+impl<A, R, F> WorkFn<A> for F
+where
+    F: Fn(A) -> R + Send + Sync + 'static,
+    R: Send + 'static,
+{
+    type Output = R;
+
+    fn call(&self, arg: A) -> R {
+        self(arg)
+    }
+}
+
+/// One task of a `PoolWithFunc`: the argument, and with `std` perhaps a
+/// `JoinHandle` waiting for the result.
+pub(crate) struct Call<A, R> {
+    arg: A,
+    #[cfg(feature = "std")]
+    reply: Option<crate::std::join::Reply<R>>,
+    #[cfg(not(feature = "std"))]
+    _result: core::marker::PhantomData<fn() -> R>,
+}
+
+impl<A, R> Call<A, R> {
+    /// A call whose result is dropped.
+    pub(crate) const fn new(arg: A) -> Self {
+        Call {
+            arg,
+            #[cfg(feature = "std")]
+            reply: None,
+            #[cfg(not(feature = "std"))]
+            _result: core::marker::PhantomData,
+        }
+    }
+
+    /// A call whose result goes to `reply`'s `JoinHandle`.
+    #[cfg(feature = "std")]
+    pub(crate) fn with_reply(arg: A, reply: crate::std::join::Reply<R>) -> Self {
+        Call {
+            arg,
+            reply: Some(reply),
+        }
+    }
+
+    /// The argument, for handing back (a waiting `JoinHandle` learns that the
+    /// call was cancelled).
+    pub(crate) fn into_arg(self) -> A {
+        self.arg
     }
 }
 
@@ -24,12 +104,18 @@ impl<F> CallFn<F> {
     }
 }
 
-impl<A, F> Execute<A> for CallFn<F>
+impl<A, F> Execute<Call<A, F::Output>> for CallFn<F>
 where
-    F: Fn(A) + Send + Sync + 'static,
+    F: WorkFn<A>,
 {
-    fn execute(&self, arg: A) {
-        (self.0)(arg)
+    fn execute(&self, call: Call<A, F::Output>) -> Outcome {
+        #[cfg(feature = "std")]
+        if let Some(reply) = call.reply {
+            let arg = call.arg;
+            return reply.run(|| self.0.call(arg));
+        }
+        self.0.call(call.arg);
+        Outcome::Completed
     }
 }
 

@@ -32,6 +32,41 @@ macro_rules! lifecycle_methods {
             self.engine.waiting()
         }
 
+        #[doc = "Tasks in the task queue (queue mode; always 0 otherwise)."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n")]
+        #[doc = "assert_eq!(pool.queued(), 0);\n```"]
+        pub fn queued(&self) -> usize {
+            self.engine.queued()
+        }
+
+        #[doc = "A snapshot of every counter; see [`Stats`](crate::Stats)."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n", $submit, ";\n")]
+        #[doc = "pool.wait_idle();\nassert_eq!(pool.stats().completed, 1);\n```"]
+        pub fn stats(&self) -> crate::Stats {
+            self.engine.stats()
+        }
+
+        #[doc = "Blocks until no task is running, queued or waiting to be handed over;"]
+        #[doc = "the pool stays open. Called from one of the pool's own tasks it never"]
+        #[doc = "returns (that task is running): use `wait_idle_timeout` there."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n", $submit, ";\n")]
+        #[doc = "pool.wait_idle();\nassert_eq!(pool.idle(), pool.running());\nassert!(!pool.is_closed());\n```"]
+        pub fn wait_idle(&self) {
+            self.engine.wait_idle(None);
+        }
+
+        #[doc = "Like `wait_idle`, but gives up after `timeout`: `true` if the pool"]
+        #[doc = "fell quiet, `false` if the time ran out first."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n", $submit, ";\n")]
+        #[doc = "assert!(pool.wait_idle_timeout(std::time::Duration::from_secs(5)));\n```"]
+        pub fn wait_idle_timeout(&self, timeout: core::time::Duration) -> bool {
+            self.engine.wait_idle(Some(timeout))
+        }
+
         #[doc = "The capacity; `None` when unbounded. `release` leaves it unchanged."]
         #[doc = ""]
         #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n")]
@@ -55,17 +90,6 @@ macro_rules! lifecycle_methods {
         #[doc = "assert!(!pool.is_closed());\npool.release();\nassert!(pool.is_closed());\n```"]
         pub fn is_closed(&self) -> bool {
             self.engine.is_closed()
-        }
-
-        #[doc = "Changes the capacity at run time. Growing lets blocked submitters start"]
-        #[doc = "workers at once; shrinking retires surplus idle workers at once, and busy"]
-        #[doc = "ones as they finish their task. Ignored for 0, for unbounded pools and"]
-        #[doc = "for `prealloc` pools."]
-        #[doc = ""]
-        #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n")]
-        #[doc = "pool.tune(8);\nassert_eq!(pool.cap(), Some(8));\npool.tune(0); // ignored\nassert_eq!(pool.cap(), Some(8));\n```"]
-        pub fn tune(&self, capacity: usize) {
-            self.engine.tune(capacity)
         }
 
         #[doc = "Retires, now, every worker that has been idle for the expiry or longer,"]

@@ -16,14 +16,22 @@ use alloc::sync::Arc;
 use core::fmt;
 
 use crate::clock::Clock;
-use crate::engine::{Engine, Mode, Parts};
+#[cfg(feature = "alloc")]
+use crate::engine::TaskQueue;
+use crate::engine::{Engine, Mode, NoBacklog, Parts};
 use crate::error::{BuildError, SubmitError};
-use crate::exec::{CallFn, Guarded, guard_default};
+use crate::exec::{Call, CallFn, Guarded, WorkFn, guard_default};
 use crate::options::Options;
 use crate::queue::WorkerQueue;
 use crate::spawner::Spawner;
 
-type FuncEngine<A, F, Q, C, S> = Engine<Parts<A, Q, C, S, Guarded<CallFn<F>>>>;
+/// One task of a pool running `F` over `A`.
+type CallOf<A, F> = Call<A, <F as WorkFn<A>>::Output>;
+#[cfg(feature = "alloc")]
+type FuncEngine<A, F, Q, C, S> =
+    Engine<Parts<CallOf<A, F>, Q, TaskQueue<CallOf<A, F>>, C, S, Guarded<CallFn<F>>>>;
+type StaticEngine<A, Q, C, S> =
+    Engine<Parts<CallOf<A, fn(A)>, Q, NoBacklog, C, S, Guarded<CallFn<fn(A)>>>>;
 
 #[cfg(feature = "alloc")]
 macro_rules! pool_with_func_struct {
@@ -53,7 +61,7 @@ macro_rules! pool_with_func_struct {
         pub struct PoolWithFunc<A, F, $($defaults)*>
         where
             A: Send + 'static,
-            F: Fn(A) + Send + Sync + 'static,
+            F: WorkFn<A>,
             Q: WorkerQueue,
             C: Clock,
             S: Spawner,
@@ -76,7 +84,7 @@ pool_with_func_struct!(Q, C, S);
 impl<A, F> PoolWithFunc<A, F>
 where
     A: Send + 'static,
-    F: Fn(A) + Send + Sync + 'static,
+    F: WorkFn<A>,
 {
     /// A pool of at most `capacity` workers running `func`, with the default
     /// options; 0 is [`BuildError::InvalidCapacity`].
@@ -121,7 +129,7 @@ where
 impl<A, F, C, S> PoolWithFunc<A, F, crate::IdleQueue, C, S>
 where
     A: Send + 'static,
-    F: Fn(A) + Send + Sync + 'static,
+    F: WorkFn<A>,
     C: Clock,
     S: Spawner,
 {
@@ -148,7 +156,7 @@ where
 impl<A, F, Q, C, S> PoolWithFunc<A, F, Q, C, S>
 where
     A: Send + 'static,
-    F: Fn(A) + Send + Sync + 'static,
+    F: WorkFn<A>,
     Q: WorkerQueue,
     C: Clock,
     S: Spawner,
@@ -174,7 +182,25 @@ where
     /// let pool = antpool::PoolWithFunc::new(1, |rc: std::rc::Rc<u8>| drop(rc)).unwrap();
     /// ```
     pub fn invoke(&self, arg: A) -> Result<(), SubmitError<A>> {
-        Engine::submit(&self.engine, arg, Mode::Block)
+        Engine::submit(&self.engine, Call::new(arg), Mode::Block).map_err(|e| e.map(Call::into_arg))
+    }
+
+    /// Runs the pool's function on `arg` like [`invoke`](PoolWithFunc::invoke),
+    /// and returns a [`JoinHandle`](crate::JoinHandle) for what it returns. If the
+    /// function panics, the payload goes to the handle, not to the panic handler.
+    ///
+    /// ```
+    /// let pool = antpool::PoolWithFunc::new(2, |n: u64| n * n).unwrap();
+    /// let handles: Vec<_> = (1..=3).map(|n| pool.call(n).unwrap()).collect();
+    /// let squares: Vec<u64> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    /// assert_eq!(squares, [1, 4, 9]);
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn call(&self, arg: A) -> Result<crate::JoinHandle<F::Output>, SubmitError<A>> {
+        let (handle, reply) = crate::std::join::pair();
+        Engine::submit(&self.engine, Call::with_reply(arg, reply), Mode::Block)
+            .map_err(|e| e.map(Call::into_arg))?;
+        Ok(handle)
     }
 
     /// Like [`invoke`](PoolWithFunc::invoke), but never blocks: a saturated pool
@@ -190,7 +216,18 @@ where
     /// drop(hold);
     /// ```
     pub fn try_invoke(&self, arg: A) -> Result<(), SubmitError<A>> {
-        Engine::submit(&self.engine, arg, Mode::Try)
+        Engine::submit(&self.engine, Call::new(arg), Mode::Try).map_err(|e| e.map(Call::into_arg))
+    }
+
+    /// Changes the capacity at run time; see [`Pool::tune`](crate::Pool::tune).
+    ///
+    /// ```
+    /// let pool = antpool::PoolWithFunc::new(3, |n: u32| drop(n)).unwrap();
+    /// pool.tune(8);
+    /// assert_eq!(pool.cap(), Some(8));
+    /// ```
+    pub fn tune(&self, capacity: usize) {
+        Engine::tune(&self.engine, capacity)
     }
 
     crate::face::lifecycle_methods! {
@@ -201,10 +238,44 @@ where
 }
 
 #[cfg(feature = "alloc")]
+impl<A, F, Q, C, S> PoolWithFunc<A, F, Q, C, S>
+where
+    A: Send + 'static,
+    F: WorkFn<A>,
+    Q: WorkerQueue,
+    C: Clock,
+    S: Spawner,
+{
+    /// Closes the pool like `release`, but hands back the arguments still in the
+    /// task queue (queue mode) instead of running them, oldest first; see
+    /// [`Pool::release_drain`](crate::Pool::release_drain).
+    ///
+    /// ```
+    /// use std::sync::{mpsc, Mutex};
+    /// let (hold, wait) = mpsc::channel::<()>();
+    /// let wait = Mutex::new(wait);
+    /// let pool = antpool::PoolWithFunc::builder(move |n: u32| if n == 0 { let _ = wait.lock().unwrap().recv(); })
+    ///     .capacity(1)
+    ///     .unbounded_queue()
+    ///     .build()
+    ///     .unwrap();
+    /// pool.invoke(0).unwrap(); // holds the only worker
+    /// pool.invoke(1).unwrap();
+    /// pool.invoke(2).unwrap();
+    /// assert_eq!(pool.release_drain(), vec![1, 2]);
+    /// drop(hold);
+    /// ```
+    pub fn release_drain(&self) -> alloc::vec::Vec<A> {
+        let calls = self.engine.release_drain().into_vec();
+        calls.into_iter().map(Call::into_arg).collect()
+    }
+}
+
+#[cfg(feature = "alloc")]
 impl<A, F, Q, C, S> Drop for PoolWithFunc<A, F, Q, C, S>
 where
     A: Send + 'static,
-    F: Fn(A) + Send + Sync + 'static,
+    F: WorkFn<A>,
     Q: WorkerQueue,
     C: Clock,
     S: Spawner,
@@ -218,7 +289,7 @@ where
 impl<A, F, Q, C, S> fmt::Debug for PoolWithFunc<A, F, Q, C, S>
 where
     A: Send + 'static,
-    F: Fn(A) + Send + Sync + 'static,
+    F: WorkFn<A>,
     Q: WorkerQueue,
     C: Clock,
     S: Spawner,
@@ -266,7 +337,7 @@ where
     C: Clock,
     S: Spawner,
 {
-    engine: FuncEngine<A, fn(A), Q, C, S>,
+    engine: StaticEngine<A, Q, C, S>,
 }
 
 impl<A, Q, C, S> StaticPoolWithFunc<A, Q, C, S>
@@ -296,12 +367,15 @@ where
     /// ```
     pub const fn new(options: Options, func: fn(A), queue: Q, clock: C, spawner: S) -> Self {
         let config = match options.config() {
+            Ok(config) if config.queue_limit != 0 => {
+                panic!("{}", BuildError::QueueUnsupported.message())
+            }
             Ok(config) => config,
             Err(e) => panic!("{}", e.message()),
         };
         let exec = guard_default(CallFn::new(func));
         StaticPoolWithFunc {
-            engine: Engine::new(config, queue, clock, spawner, exec),
+            engine: Engine::new(config, queue, NoBacklog, clock, spawner, exec),
         }
     }
 
@@ -320,8 +394,10 @@ where
         clock: C,
         spawner: S,
     ) -> Result<Self, BuildError> {
-        options.validate()?;
-        Ok(Self::new(options, func, queue, clock, spawner))
+        match options.config()? {
+            config if config.queue_limit != 0 => Err(BuildError::QueueUnsupported),
+            _ => Ok(Self::new(options, func, queue, clock, spawner)),
+        }
     }
 
     /// Runs the pool's function on `arg` on a worker; see
@@ -336,8 +412,8 @@ where
     /// POOL.invoke(9).unwrap();
     /// ```
     pub fn invoke(&'static self, arg: A) -> Result<(), SubmitError<A>> {
-        let handle: &'static FuncEngine<A, fn(A), Q, C, S> = &self.engine;
-        Engine::submit(&handle, arg, Mode::Block)
+        let handle: &'static StaticEngine<A, Q, C, S> = &self.engine;
+        Engine::submit(&handle, Call::new(arg), Mode::Block).map_err(|e| e.map(Call::into_arg))
     }
 
     /// Like [`invoke`](Self::invoke), but never blocks: a saturated pool returns
@@ -352,8 +428,23 @@ where
     /// POOL.try_invoke(1).unwrap(); // starts the first worker
     /// ```
     pub fn try_invoke(&'static self, arg: A) -> Result<(), SubmitError<A>> {
-        let handle: &'static FuncEngine<A, fn(A), Q, C, S> = &self.engine;
-        Engine::submit(&handle, arg, Mode::Try)
+        let handle: &'static StaticEngine<A, Q, C, S> = &self.engine;
+        Engine::submit(&handle, Call::new(arg), Mode::Try).map_err(|e| e.map(Call::into_arg))
+    }
+
+    /// Changes the capacity at run time; see [`Pool::tune`](crate::Pool::tune).
+    ///
+    /// ```
+    /// use antpool::{Options, StaticPoolWithFunc, StdClock, StdSpawner, WorkerRing};
+    /// let pool: &'static StaticPoolWithFunc<u8, WorkerRing<4>, StdClock, StdSpawner> = Box::leak(Box::new(
+    ///     StaticPoolWithFunc::new(Options::new().capacity(3), |_| (), WorkerRing::new(), StdClock::new(), StdSpawner::new()),
+    /// ));
+    /// pool.tune(4);
+    /// assert_eq!(pool.cap(), Some(4));
+    /// ```
+    pub fn tune(&'static self, capacity: usize) {
+        let handle: &'static StaticEngine<A, Q, C, S> = &self.engine;
+        Engine::tune(&handle, capacity)
     }
 
     crate::face::lifecycle_methods! {

@@ -61,11 +61,13 @@ mod options;
 mod pool;
 mod queue;
 mod spawner;
+mod stats;
 #[cfg(feature = "std")]
 mod std;
 
 pub use clock::{Clock, Instant, ManualClock};
 pub use error::{BuildError, ReleaseError, SubmitError};
+pub use exec::WorkFn;
 #[cfg(feature = "alloc")]
 pub use func::PoolWithFunc;
 pub use func::StaticPoolWithFunc;
@@ -79,8 +81,9 @@ pub use pool::{Pool, Task};
 pub use queue::{IdleQueue, WorkerRingBuf, WorkerStack};
 pub use queue::{IdleWorker, WorkerId, WorkerQueue, WorkerRing};
 pub use spawner::{Job, Signal, Spawner, SpinLock};
+pub use stats::Stats;
 #[cfg(feature = "std")]
-pub use std::{PanicHandler, StdClock, StdLock, StdSignal, StdSpawner};
+pub use std::{JoinError, JoinHandle, PanicHandler, StdClock, StdLock, StdSignal, StdSpawner};
 
 /// The README's examples, compiled and run as doc tests so they stay true.
 #[cfg(doctest)]

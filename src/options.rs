@@ -35,6 +35,7 @@ enum Capacity {
 /// | `prealloc(b)` | `false` | `true`: the idle queue is one FIFO ring sized to the capacity, allocated at build; `tune` is then ignored |
 /// | `nonblocking(b)` | `false` | `true`: a saturated pool rejects instead of blocking the submitter |
 /// | `max_blocking_tasks(n)` | 0 (no limit) | at most `n` submitters block at once; more are rejected |
+/// | `max_queued_tasks(n)` / `unbounded_queue()` | off | queue mode: a saturated pool queues up to `n` tasks (or any number) before blocking or rejecting |
 ///
 /// Validation, in this order: an expiry of zero is [`BuildError::InvalidExpiry`]
 /// (whatever the capacity); no capacity chosen is [`BuildError::MissingCapacity`];
@@ -58,6 +59,7 @@ pub struct Options {
     prealloc: bool,
     nonblocking: bool,
     max_blocking_tasks: usize,
+    queue_limit: usize,
 }
 
 impl Default for Options {
@@ -81,6 +83,7 @@ impl Options {
             prealloc: false,
             nonblocking: false,
             max_blocking_tasks: 0,
+            queue_limit: 0,
         }
     }
 
@@ -163,6 +166,32 @@ impl Options {
         self
     }
 
+    /// Queue mode with room for `n` tasks: a saturated pool (every worker busy, at
+    /// capacity) queues a submitted task instead of blocking or rejecting it, and
+    /// workers drain the queue before they go idle. Only when the queue is full do
+    /// the blocking and `nonblocking` rules apply. 0 turns queue mode off (the
+    /// default). Needs a [`Pool`](crate::Pool) or [`PoolWithFunc`](crate::PoolWithFunc):
+    /// a [`StaticPoolWithFunc`](crate::StaticPoolWithFunc) has no heap for a queue.
+    ///
+    /// ```
+    /// assert!(antpool::Options::new().capacity(2).max_queued_tasks(100).validate().is_ok());
+    /// ```
+    pub const fn max_queued_tasks(mut self, n: usize) -> Self {
+        self.queue_limit = n;
+        self
+    }
+
+    /// Queue mode with no limit: a saturated pool queues every task (and memory
+    /// grows with the queue; `max_queued_tasks` bounds it).
+    ///
+    /// ```
+    /// assert!(antpool::Options::new().capacity(2).unbounded_queue().validate().is_ok());
+    /// ```
+    pub const fn unbounded_queue(mut self) -> Self {
+        self.queue_limit = usize::MAX;
+        self
+    }
+
     /// Checks the options (see the [type docs](Options) for the rules and order).
     ///
     /// ```
@@ -195,6 +224,7 @@ impl Options {
             prealloc: self.prealloc,
             nonblocking: self.nonblocking,
             max_blocking: self.max_blocking_tasks,
+            queue_limit: self.queue_limit,
         })
     }
 }
@@ -210,7 +240,7 @@ mod builder {
 
     use super::Options;
     use crate::clock::Clock;
-    use crate::engine::{Config, Engine};
+    use crate::engine::{Config, Engine, TaskQueue};
     use crate::error::BuildError;
     use crate::exec::{self, CallFn, RunTask};
     use crate::func::PoolWithFunc;
@@ -388,6 +418,28 @@ mod builder {
             self
         }
 
+        /// Queue mode with room for `n` tasks (0: off, the default); see
+        /// [`Options::max_queued_tasks`].
+        ///
+        /// ```
+        /// let pool = antpool::Pool::builder().capacity(2).max_queued_tasks(64).build().unwrap();
+        /// assert_eq!(pool.queued(), 0);
+        /// ```
+        pub fn max_queued_tasks(mut self, n: usize) -> Self {
+            self.options = self.options.max_queued_tasks(n);
+            self
+        }
+
+        /// Queue mode with no limit; see [`Options::unbounded_queue`].
+        ///
+        /// ```
+        /// assert!(antpool::Pool::builder().capacity(2).unbounded_queue().build().is_ok());
+        /// ```
+        pub fn unbounded_queue(mut self) -> Self {
+            self.options = self.options.unbounded_queue();
+            self
+        }
+
         /// Replaces all [`Options`] at once.
         ///
         /// ```
@@ -470,7 +522,7 @@ mod builder {
             let exec = exec::Exec::new(self.panic_handler);
             #[cfg(not(feature = "std"))]
             let exec = exec::Exec::new();
-            let parts = Parts {
+            let parts = Pieces {
                 make: self.make,
                 clock: self.clock,
                 spawner: self.spawner,
@@ -481,9 +533,9 @@ mod builder {
     }
 
     /// What `build` assembles an engine from.
-    type Built<M, Q, C, S> = (Config, Q, Parts<M, C, S>);
+    type Built<M, Q, C, S> = (Config, Q, Pieces<M, C, S>);
 
-    struct Parts<M, C, S> {
+    struct Pieces<M, C, S> {
         make: M,
         clock: C,
         spawner: S,
@@ -558,6 +610,7 @@ mod builder {
             let engine = Engine::new(
                 config,
                 queue,
+                TaskQueue::new(config.queue_limit),
                 parts.clock,
                 parts.spawner,
                 parts.exec.wrap(RunTask),
@@ -569,7 +622,7 @@ mod builder {
     impl<A, F, Q, C, S> Builder<ForFunc<A, F>, Q, C, S>
     where
         A: Send + 'static,
-        F: Fn(A) + Send + Sync + 'static,
+        F: crate::WorkFn<A>,
         Q: WorkerQueue,
         C: Clock,
         S: Spawner,
@@ -584,7 +637,8 @@ mod builder {
         pub fn build(self) -> Result<PoolWithFunc<A, F, Q, C, S>, BuildError> {
             let (config, queue, parts) = self.parts()?;
             let exec = parts.exec.wrap(CallFn::new(parts.make.func));
-            let engine = Engine::new(config, queue, parts.clock, parts.spawner, exec);
+            let backlog = TaskQueue::new(config.queue_limit);
+            let engine = Engine::new(config, queue, backlog, parts.clock, parts.spawner, exec);
             Ok(PoolWithFunc::from_engine(Arc::new(engine)))
         }
     }

@@ -2,10 +2,11 @@
 
 use alloc::boxed::Box;
 use alloc::sync::Arc;
+use alloc::vec::Vec;
 use core::fmt;
 
 use crate::clock::Clock;
-use crate::engine::{Engine, Mode, Parts};
+use crate::engine::{Engine, Mode, Parts, TaskQueue};
 #[cfg(feature = "std")]
 use crate::error::BuildError;
 use crate::error::SubmitError;
@@ -26,7 +27,7 @@ use crate::spawner::Spawner;
 /// ```
 pub type Task = Box<dyn FnOnce() + Send + 'static>;
 
-type PoolEngine<Q, C, S> = Engine<Parts<Task, Q, C, S, Guarded<RunTask>>>;
+type PoolEngine<Q, C, S> = Engine<Parts<Task, Q, TaskQueue<Task>, C, S, Guarded<RunTask>>>;
 
 macro_rules! pool_struct {
     ($($defaults:tt)*) => {
@@ -169,6 +170,30 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
         Engine::submit(&self.engine, Box::new(task), Mode::Block)
     }
 
+    /// Runs `f` on a worker like [`submit`](Pool::submit), and returns a
+    /// [`JoinHandle`](crate::JoinHandle) for its result: `join()` blocks for it,
+    /// `.await` waits for it in async code. If `f` panics, the payload goes to the
+    /// handle (as `Err`), not to the panic handler.
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(4).unwrap();
+    /// let handles: Vec<_> = (1..=4u64).map(|n| pool.spawn(move || n * n).unwrap()).collect();
+    /// let sum: u64 = handles.into_iter().map(|h| h.join().unwrap()).sum();
+    /// assert_eq!(sum, 30);
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn spawn<F, R>(&self, f: F) -> Result<crate::JoinHandle<R>, SubmitError<Task>>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        let (handle, reply) = crate::std::join::pair();
+        self.submit(move || {
+            reply.run(f);
+        })?;
+        Ok(handle)
+    }
+
     /// Like [`submit`](Pool::submit), but never blocks: a saturated pool returns
     /// [`SubmitError::Overload`] with the task.
     ///
@@ -189,10 +214,49 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
 }
 
 impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
+    /// Changes the capacity at run time. Growing starts workers for queued tasks
+    /// and lets blocked submitters start workers at once; shrinking retires
+    /// surplus idle workers at once, and busy ones as they finish their task.
+    /// Ignored for 0, for unbounded pools and for `prealloc` pools.
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(3).unwrap();
+    /// pool.tune(8);
+    /// assert_eq!(pool.cap(), Some(8));
+    /// pool.tune(0); // ignored
+    /// assert_eq!(pool.cap(), Some(8));
+    /// ```
+    pub fn tune(&self, capacity: usize) {
+        Engine::tune(&self.engine, capacity)
+    }
+
     crate::face::lifecycle_methods! {
         setup: "",
         pool: "antpool::Pool::new(3).unwrap()",
         submit: "pool.submit(|| ()).unwrap()",
+    }
+}
+
+impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
+    /// Closes the pool like [`release`](Pool::release), but hands back the tasks
+    /// still in the task queue (queue mode) instead of running them, oldest
+    /// first. Tasks already handed to a worker still run. On a pool already
+    /// released it takes back whatever has not started yet.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// let pool = antpool::Pool::builder().capacity(1).max_queued_tasks(10).build().unwrap();
+    /// let (hold, wait) = mpsc::channel::<()>();
+    /// pool.submit(move || { let _ = wait.recv(); }).unwrap(); // the only worker is busy
+    /// pool.submit(|| println!("queued 1")).unwrap();
+    /// pool.submit(|| println!("queued 2")).unwrap();
+    /// assert_eq!(pool.queued(), 2);
+    /// let back = pool.release_drain();
+    /// assert_eq!(back.len(), 2); // not run: yours to run, store or drop
+    /// drop(hold);
+    /// ```
+    pub fn release_drain(&self) -> Vec<Task> {
+        self.engine.release_drain().into_vec()
     }
 }
 

@@ -18,41 +18,56 @@ use crate::error::{ReleaseError, SubmitError};
 use crate::queue::{IdleWorker, WorkerId, WorkerQueue};
 use crate::spawner::{Signal, Spawner};
 
+mod backlog;
 mod launch;
 mod node;
 mod worker;
 
+pub(crate) use backlog::{Backlog, NoBacklog};
+#[cfg(feature = "alloc")]
+pub(crate) use backlog::TaskQueue;
+
 use node::{Chain, List, Node, state};
+
+/// What became of one task: the std faces report a caught panic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    Completed,
+    Panicked,
+}
 
 /// How a worker runs one task. The std faces wrap this to catch panics.
 pub(crate) trait Execute<T>: Send + Sync + 'static {
-    fn execute(&self, task: T);
+    fn execute(&self, task: T) -> Outcome;
 }
 
-/// The types one engine is made of: its task, idle queue, clock, platform and
-/// executor. Bundled so the engine's many functions carry one bound, not five.
+/// The types one engine is made of: its task, idle queue, task queue, clock,
+/// platform and executor. Bundled so the engine's many functions carry one bound.
 pub(crate) trait Flavor: 'static {
     type Task: Send + 'static;
     type Queue: WorkerQueue;
+    type Backlog: Backlog<Self::Task>;
     type Clock: Clock;
     type Spawner: Spawner;
     type Exec: Execute<Self::Task>;
 }
 
-/// The [`Flavor`] made of `T`, `Q`, `C`, `S` and `X`.
+/// The [`Flavor`] made of `T`, `Q`, `B`, `C`, `S` and `X`.
 /// (A type-level marker: never made as a value.)
-pub(crate) struct Parts<T, Q, C, S, X>(PhantomData<(T, Q, C, S, X)>);
+pub(crate) struct Parts<T, Q, B, C, S, X>(PhantomData<(T, Q, B, C, S, X)>);
 
-impl<T, Q, C, S, X> Flavor for Parts<T, Q, C, S, X>
+impl<T, Q, B, C, S, X> Flavor for Parts<T, Q, B, C, S, X>
 where
     T: Send + 'static,
     Q: WorkerQueue,
+    B: Backlog<T>,
     C: Clock,
     S: Spawner,
     X: Execute<T>,
 {
     type Task = T;
     type Queue = Q;
+    type Backlog = B;
     type Clock = C;
     type Spawner = S;
     type Exec = X;
@@ -61,6 +76,7 @@ where
 type SignalOf<F> = <<F as Flavor>::Spawner as Spawner>::Signal;
 type NodeOf<F> = Node<<F as Flavor>::Task, SignalOf<F>>;
 type ChainOf<F> = Chain<<F as Flavor>::Task, SignalOf<F>>;
+type ListOf<F> = List<<F as Flavor>::Task, SignalOf<F>>;
 
 /// How workers refer to their engine for as long as they live.
 pub(crate) trait EngineRef<E>: Clone + Send + Sync + 'static {
@@ -100,6 +116,8 @@ pub(crate) struct Config {
     pub(crate) nonblocking: bool,
     /// 0: no limit.
     pub(crate) max_blocking: usize,
+    /// Queue mode: 0 off, `usize::MAX` unbounded.
+    pub(crate) queue_limit: usize,
 }
 
 /// Whether a submit may block when the pool is saturated.
@@ -111,13 +129,28 @@ pub(crate) enum Mode {
     Try,
 }
 
+/// Why `running` goes down by one.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SlotEnd {
+    /// A worker exited.
+    Retired,
+    /// A reservation for a worker that could not be started.
+    NotStarted,
+}
+
 /// What the lock protects.
 struct Shared<F: Flavor> {
     idle: F::Queue,
+    /// Queue mode's accepted tasks, oldest first. Invariant: while it holds a
+    /// task, no worker is idle (workers go idle only when it is empty, and a task
+    /// is queued only when no worker is idle).
+    backlog: F::Backlog,
     /// Blocked submitters, oldest first. Served directly by workers that finish.
-    waiters: List<F::Task, SignalOf<F>>,
+    waiters: ListOf<F>,
     /// Releasers waiting for the last worker to exit.
-    drains: List<F::Task, SignalOf<F>>,
+    drains: ListOf<F>,
+    /// Callers of `wait_idle` waiting for the pool to fall quiet.
+    idlers: ListOf<F>,
 }
 
 // SAFETY: the lists hold pointers to nodes that live on other threads' stacks.
@@ -149,22 +182,35 @@ pub(crate) struct Engine<F: Flavor> {
     /// Live workers, busy or idle, plus reservations for workers being spawned.
     /// Written only under the lock; read anywhere.
     running: AtomicUsize,
-    /// Mirrors of list lengths, for lock-free accessors.
+    /// Mirrors of what is under the lock, for lock-free accessors.
     idle: AtomicUsize,
     waiting: AtomicUsize,
+    queued: AtomicUsize,
     /// The capacity; `usize::MAX` when unbounded. Written only under the lock.
     cap: AtomicUsize,
     closed: AtomicBool,
+    /// Statistics, written under the lock (plain load + store: no extra atomic
+    /// read-modify-write on the hand-off path), except `spawned`.
+    completed: AtomicUsize,
+    panicked: AtomicUsize,
+    spawned: AtomicUsize,
+    retired: AtomicUsize,
     config: Config,
     clock: F::Clock,
     spawner: F::Spawner,
     exec: F::Exec,
 }
 
+/// Adds one to a counter that only the lock holder writes.
+fn bump(counter: &AtomicUsize) {
+    counter.store(counter.load(Relaxed).wrapping_add(1), Relaxed);
+}
+
 impl<F: Flavor> Engine<F> {
     pub(crate) const fn new(
         config: Config,
         queue: F::Queue,
+        backlog: F::Backlog,
         clock: F::Clock,
         spawner: F::Spawner,
         exec: F::Exec,
@@ -178,15 +224,22 @@ impl<F: Flavor> Engine<F> {
                 <<F::Spawner as Spawner>::Lock as lock_api::RawMutex>::INIT,
                 Shared {
                     idle: queue,
+                    backlog,
                     waiters: List::new(),
                     drains: List::new(),
+                    idlers: List::new(),
                 },
             ),
             running: AtomicUsize::new(0),
             idle: AtomicUsize::new(0),
             waiting: AtomicUsize::new(0),
+            queued: AtomicUsize::new(0),
             cap: AtomicUsize::new(cap),
             closed: AtomicBool::new(false),
+            completed: AtomicUsize::new(0),
+            panicked: AtomicUsize::new(0),
+            spawned: AtomicUsize::new(0),
+            retired: AtomicUsize::new(0),
             config,
             clock,
             spawner,
@@ -194,85 +247,193 @@ impl<F: Flavor> Engine<F> {
         }
     }
 
-    /// Hands `task` to a worker: an idle one, a new one, or — saturated and
-    /// allowed to block — the first worker to finish.
+    /// Hands `task` to a worker: an idle one, a new one, the task queue (queue
+    /// mode), or — saturated and allowed to block — the first worker to finish.
     pub(crate) fn submit<H: EngineRef<Self>>(
         handle: &H,
-        task: F::Task,
+        mut task: F::Task,
         mode: Mode,
     ) -> Result<(), SubmitError<F::Task>> {
         let this = handle.engine();
-        let mut shared = this.shared.lock();
-        if this.closed.load(Relaxed) {
-            return Err(SubmitError::Closed(task));
-        }
-        if let Some(worker) = shared.idle.detach() {
-            this.idle.store(shared.idle.len(), Relaxed);
-            let node = worker.id.as_ptr::<NodeOf<F>>();
-            // SAFETY: an id in the idle queue names the live mailbox of a worker
-            // parked on it; detaching it under the lock gives us the right to fill
-            // it, and the worker cannot leave before our notify.
-            unsafe { node.as_ref().set_state(state::TAKEN) };
-            drop(shared);
-            // SAFETY: as above; we unlinked it, the mailbox is empty (the worker
-            // emptied it before going idle), and `finish` is our last touch.
-            unsafe {
-                node.as_ref().put_task(task);
-                Node::finish(node, state::FULL);
+        loop {
+            let mut shared = this.shared.lock();
+            if this.closed.load(Relaxed) {
+                return Err(SubmitError::Closed(task));
             }
-            return Ok(());
+            if let Some(worker) = shared.idle.detach() {
+                this.idle.store(shared.idle.len(), Relaxed);
+                // SAFETY: an id in the idle queue names the live mailbox of a worker
+                // parked on it, and detaching it under the lock gave us the right to
+                // fill it (see `deliver`).
+                unsafe { this.deliver(shared, worker, task) };
+                return Ok(());
+            }
+            let running = this.running.load(Relaxed);
+            if running < this.cap.load(Relaxed) {
+                this.running.store(running + 1, Relaxed);
+                if let Some(head) = shared.backlog.pop_front() {
+                    // Room for one more worker, and older tasks are queued: the new
+                    // worker starts with the oldest, and this task goes round again.
+                    let moved = this.refill_backlog(&mut shared);
+                    drop(shared);
+                    moved.finish_all(state::SERVED);
+                    if let Err(head) = this.start(handle, head) {
+                        this.requeue(head);
+                        this.release_slot(SlotEnd::NotStarted);
+                        return Err(SubmitError::SpawnFailed(task));
+                    }
+                    continue;
+                }
+                drop(shared);
+                return this.start(handle, task).map_err(|task| {
+                    this.release_slot(SlotEnd::NotStarted);
+                    SubmitError::SpawnFailed(task)
+                });
+            }
+            task = match shared.backlog.push_back(task) {
+                Ok(()) => {
+                    this.queued.store(shared.backlog.len(), Relaxed);
+                    return Ok(());
+                }
+                Err(task) => task,
+            };
+            let may_block = mode == Mode::Block
+                && !this.config.nonblocking
+                && (this.config.max_blocking == 0
+                    || shared.waiters.len() < this.config.max_blocking);
+            if !may_block {
+                return Err(SubmitError::Overload(task));
+            }
+            return this.block(handle, shared, task);
         }
-        let running = this.running.load(Relaxed);
-        if running < this.cap.load(Relaxed) {
-            this.running.store(running + 1, Relaxed);
-            drop(shared);
-            return this.launch(handle, task);
+    }
+
+    /// Puts `task` in a worker's mailbox and wakes it.
+    ///
+    /// # Safety
+    ///
+    /// `worker` was just detached from the idle queue under `shared`'s lock.
+    unsafe fn deliver(
+        &self,
+        shared: lock_api::MutexGuard<'_, <F::Spawner as Spawner>::Lock, Shared<F>>,
+        worker: IdleWorker,
+        task: F::Task,
+    ) {
+        let node = worker.id.as_ptr::<NodeOf<F>>();
+        // SAFETY: per the contract the id names the live mailbox of a worker parked
+        // on it, which cannot leave before our notify; TAKEN tells it (under the
+        // lock) that it was detached.
+        unsafe { node.as_ref().set_state(state::TAKEN) };
+        drop(shared);
+        // SAFETY: as above; the mailbox is empty (the worker emptied it before going
+        // idle), and `finish` is our last touch.
+        unsafe {
+            node.as_ref().put_task(task);
+            Node::finish(node, state::FULL);
         }
-        let may_block = mode == Mode::Block
-            && !this.config.nonblocking
-            && (this.config.max_blocking == 0 || shared.waiters.len() < this.config.max_blocking);
-        if !may_block {
-            return Err(SubmitError::Overload(task));
-        }
-        let node = Node::with_task(this.spawner.signal(), task, state::WAITING);
+    }
+
+    /// Joins the waiters with `task` and blocks until a worker takes it, the pool
+    /// closes, or a worker slot is granted.
+    fn block<H: EngineRef<Self>>(
+        &self,
+        handle: &H,
+        mut shared: lock_api::MutexGuard<'_, <F::Spawner as Spawner>::Lock, Shared<F>>,
+        task: F::Task,
+    ) -> Result<(), SubmitError<F::Task>> {
+        let node = Node::with_task(self.spawner.signal(), task, state::WAITING);
         let bomb = AbortOnUnwind;
         // SAFETY: `node` stays on this stack, unmoved, until it is finished and we
         // have consumed the finisher's token below.
         unsafe { shared.waiters.push_back((&node).into()) };
-        this.waiting.store(shared.waiters.len(), Relaxed);
+        self.waiting.store(shared.waiters.len(), Relaxed);
         drop(shared);
         node.signal().wait();
         bomb.disarm();
         match node.state() {
+            // A worker took the task, or moved it into the task queue.
             state::SERVED => Ok(()),
             // SAFETY: whoever finished the node with CLOSED or GRANTED left the task
             // in it, and it is ours again.
             state::CLOSED => Err(SubmitError::Closed(unsafe { node.take_task() })),
             // A worker slot was reserved for us (running was incremented).
-            // SAFETY: as for CLOSED.
-            state::GRANTED => this.launch(handle, unsafe { node.take_task() }),
+            state::GRANTED => {
+                // SAFETY: as for CLOSED.
+                let task = unsafe { node.take_task() };
+                self.start(handle, task).map_err(|task| {
+                    self.release_slot(SlotEnd::NotStarted);
+                    SubmitError::SpawnFailed(task)
+                })
+            }
             other => unreachable!("antpool: waiter woken in state {other}"),
         }
     }
 
-    /// Starts a worker for `task`; `running` already counts it.
-    fn launch<H: EngineRef<Self>>(
-        &self,
-        handle: &H,
-        task: F::Task,
-    ) -> Result<(), SubmitError<F::Task>> {
-        launch::spawn(handle, &self.spawner, task).map_err(|task| {
-            self.release_slot();
-            SubmitError::SpawnFailed(task)
-        })
+    /// Starts a worker for `task`; `running` already counts it. On failure the
+    /// caller gives the reservation back.
+    fn start<H: EngineRef<Self>>(&self, handle: &H, task: F::Task) -> Result<(), F::Task> {
+        launch::spawn(handle, &self.spawner, task)?;
+        self.spawned.fetch_add(1, Relaxed);
+        Ok(())
     }
 
-    /// What a worker that finished a task does next: the oldest waiter's task,
-    /// or park idle until a task or retirement comes. `None`: retire.
-    fn next_task(&self, node: &NodeOf<F>) -> Option<F::Task> {
+    /// Puts back a queued task that no worker could be started for: to an idle
+    /// worker if one appeared meanwhile, else at the front of the queue.
+    fn requeue(&self, task: F::Task) {
+        let mut shared = self.shared.lock();
+        if let Some(worker) = shared.idle.detach() {
+            self.idle.store(shared.idle.len(), Relaxed);
+            // SAFETY: detached under the lock just now.
+            unsafe { self.deliver(shared, worker, task) };
+            return;
+        }
+        shared.backlog.push_front(task);
+        self.queued.store(shared.backlog.len(), Relaxed);
+    }
+
+    /// After a task left the queue: moves the oldest blocked submitter's task into
+    /// the room it made. Returns the waiter to finish with SERVED (after the lock).
+    fn refill_backlog(&self, shared: &mut Shared<F>) -> ChainOf<F> {
+        let mut moved = Chain::new();
+        if !shared.backlog.is_full() {
+            if let Some(waiter) = shared.waiters.pop_front() {
+                // SAFETY: we unlinked the waiter under the lock, so its task is ours
+                // to take and the node ours to finish.
+                unsafe {
+                    let task = waiter.as_ref().take_task();
+                    if shared.backlog.push_back(task).is_err() {
+                        unreachable!("antpool: the queue had room");
+                    }
+                    moved.push(waiter);
+                }
+                self.waiting.store(shared.waiters.len(), Relaxed);
+            }
+        }
+        self.queued.store(shared.backlog.len(), Relaxed);
+        moved
+    }
+
+    /// What a worker that finished a task does next: a queued task, the oldest
+    /// waiter's task, or park idle until a task or retirement comes. `None`:
+    /// retire.
+    fn next_task(&self, node: &NodeOf<F>, outcome: Outcome) -> Option<F::Task> {
         let now = self.clock.now();
         let mut shared = self.shared.lock();
-        if self.closed.load(Relaxed) || self.running.load(Relaxed) > self.cap.load(Relaxed) {
+        bump(match outcome {
+            Outcome::Completed => &self.completed,
+            Outcome::Panicked => &self.panicked,
+        });
+        if self.running.load(Relaxed) > self.cap.load(Relaxed) {
+            return None; // tune shrank the pool
+        }
+        if let Some(task) = shared.backlog.pop_front() {
+            // Queued tasks are drained first, even after a release.
+            let moved = self.refill_backlog(&mut shared);
+            drop(shared);
+            moved.finish_all(state::SERVED);
+            return Some(task);
+        }
+        if self.closed.load(Relaxed) {
             return None;
         }
         if let Some(waiter) = shared.waiters.pop_front() {
@@ -296,8 +457,26 @@ impl<F: Flavor> Engine<F> {
             return None;
         }
         self.idle.store(shared.idle.len(), Relaxed);
+        let quiet = self.take_idlers_if_quiet(&mut shared);
         drop(shared);
+        quiet.finish_all(state::DONE);
         self.park_idle(node, now)
+    }
+
+    /// Whether no task is running, queued or waiting to be handed over.
+    fn is_quiet(&self, shared: &Shared<F>) -> bool {
+        self.running.load(Relaxed) == shared.idle.len()
+            && shared.backlog.is_empty()
+            && shared.waiters.len() == 0
+    }
+
+    /// The `wait_idle` callers to wake, if the pool just fell quiet.
+    fn take_idlers_if_quiet(&self, shared: &mut Shared<F>) -> ChainOf<F> {
+        if shared.idlers.len() > 0 && self.is_quiet(shared) {
+            shared.idlers.take_all()
+        } else {
+            Chain::new()
+        }
     }
 
     /// Parks an idle worker until a task or retirement arrives, reaping expired
@@ -368,22 +547,29 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// Gives back one unit of `running` (a worker exited, or a reserved spawn
-    /// failed), granting the freed slot to the oldest waiter and waking releasers
-    /// when the last worker is gone.
-    fn release_slot(&self) {
+    /// failed), granting the freed slot to the oldest waiter, and waking
+    /// releasers when the last worker is gone and `wait_idle` callers when the
+    /// pool fell quiet.
+    fn release_slot(&self, end: SlotEnd) {
         let mut shared = self.shared.lock();
         self.running.fetch_sub(1, Relaxed);
+        if end == SlotEnd::Retired {
+            bump(&self.retired);
+        }
         let granted = self.grant_waiters(&mut shared);
         let drained = match self.running.load(Relaxed) {
             0 => shared.drains.take_all(),
             _ => Chain::new(),
         };
+        let quiet = self.take_idlers_if_quiet(&mut shared);
         drop(shared);
         granted.finish_all(state::GRANTED);
         drained.finish_all(state::DONE);
+        quiet.finish_all(state::DONE);
     }
 
-    /// Reserves a worker slot for each waiter the capacity now allows.
+    /// Reserves a worker slot for each waiter the capacity now allows. (Waiters
+    /// exist only while the task queue is full, so the queue needs no slot.)
     fn grant_waiters(&self, shared: &mut Shared<F>) -> ChainOf<F> {
         let mut granted = Chain::new();
         let cap = self.cap.load(Relaxed);
@@ -412,6 +598,23 @@ impl<F: Flavor> Engine<F> {
         self.waiting.load(Relaxed)
     }
 
+    pub(crate) fn queued(&self) -> usize {
+        self.queued.load(Relaxed)
+    }
+
+    pub(crate) fn stats(&self) -> crate::Stats {
+        crate::Stats {
+            running: self.running(),
+            idle: self.idle(),
+            waiting: self.waiting(),
+            queued: self.queued(),
+            completed: self.completed.load(Relaxed),
+            panicked: self.panicked.load(Relaxed),
+            spawned: self.spawned.load(Relaxed),
+            retired: self.retired.load(Relaxed),
+        }
+    }
+
     pub(crate) fn cap(&self) -> Option<usize> {
         match self.cap.load(Relaxed) {
             usize::MAX => None,
@@ -434,25 +637,25 @@ impl<F: Flavor> Engine<F> {
             .field("running", &self.running())
             .field("idle", &self.idle())
             .field("waiting", &self.waiting())
+            .field("queued", &self.queued())
             .field("closed", &self.is_closed())
             .finish()
     }
 
     /// Changes the capacity. Ignored for 0, unbounded and prealloc pools.
-    /// Growing grants slots to waiters at once; shrinking retires surplus idle
-    /// workers at once (busy ones retire when they finish their task).
-    pub(crate) fn tune(&self, capacity: usize) {
-        if capacity == 0 || self.config.capacity.is_none() || self.config.prealloc {
+    /// Growing starts workers for queued tasks and grants slots to waiters at
+    /// once; shrinking retires surplus idle workers at once (busy ones retire
+    /// when they finish their task).
+    pub(crate) fn tune<H: EngineRef<Self>>(handle: &H, capacity: usize) {
+        let this = handle.engine();
+        if capacity == 0 || this.config.capacity.is_none() || this.config.prealloc {
             return;
         }
-        let mut shared = self.shared.lock();
-        let old = self.cap.swap(capacity, Relaxed);
-        let mut retired: ChainOf<F> = Chain::new();
-        let mut granted = Chain::new();
-        if capacity > old {
-            granted = self.grant_waiters(&mut shared);
-        } else {
-            let surplus = self.running.load(Relaxed).saturating_sub(capacity);
+        let mut shared = this.shared.lock();
+        let old = this.cap.swap(capacity, Relaxed);
+        if capacity < old {
+            let mut retired: ChainOf<F> = Chain::new();
+            let surplus = this.running.load(Relaxed).saturating_sub(capacity);
             for _ in 0..surplus {
                 let Some(w) = shared.idle.detach() else {
                     break;
@@ -460,11 +663,34 @@ impl<F: Flavor> Engine<F> {
                 // SAFETY: see `retire_into`.
                 unsafe { retire_into(&mut retired, w) };
             }
-            self.idle.store(shared.idle.len(), Relaxed);
+            this.idle.store(shared.idle.len(), Relaxed);
+            drop(shared);
+            retired.finish_all(state::RETIRE);
+            return;
         }
+        // Growing: queued tasks are the oldest, so they get new workers first.
+        loop {
+            let running = this.running.load(Relaxed);
+            if this.closed.load(Relaxed) || running >= this.cap.load(Relaxed) {
+                break;
+            }
+            let Some(head) = shared.backlog.pop_front() else {
+                break;
+            };
+            this.running.store(running + 1, Relaxed);
+            let moved = this.refill_backlog(&mut shared);
+            drop(shared);
+            moved.finish_all(state::SERVED);
+            if let Err(head) = this.start(handle, head) {
+                this.requeue(head);
+                this.release_slot(SlotEnd::NotStarted);
+                return;
+            }
+            shared = this.shared.lock();
+        }
+        let granted = this.grant_waiters(&mut shared);
         drop(shared);
         granted.finish_all(state::GRANTED);
-        retired.finish_all(state::RETIRE);
     }
 
     /// Retires every worker that has been idle for the expiry or longer, now.
@@ -487,11 +713,13 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// Closes the pool: idle workers retire, blocked submitters get their task
-    /// back, busy workers retire after their task. `false` if already closed.
-    pub(crate) fn release(&self) -> bool {
+    /// back, busy workers drain the task queue and retire. With `drain`, the
+    /// queued tasks are taken out and returned instead of run. `None` if the pool
+    /// was already closed.
+    fn close(&self, drain: bool) -> Option<F::Backlog> {
         let mut shared = self.shared.lock();
         if self.closed.swap(true, Relaxed) {
-            return false;
+            return None;
         }
         let mut retired: ChainOf<F> = Chain::new();
         // SAFETY: see `retire_into`.
@@ -501,10 +729,38 @@ impl<F: Flavor> Engine<F> {
         self.idle.store(0, Relaxed);
         let turned_away = shared.waiters.take_all();
         self.waiting.store(0, Relaxed);
+        let mut drained = shared.backlog.take();
+        if !drain {
+            core::mem::swap(&mut drained, &mut shared.backlog);
+        }
+        self.queued.store(shared.backlog.len(), Relaxed);
+        let quiet = self.take_idlers_if_quiet(&mut shared);
         drop(shared);
         retired.finish_all(state::RETIRE);
         turned_away.finish_all(state::CLOSED);
-        true
+        quiet.finish_all(state::DONE);
+        Some(drained)
+    }
+
+    /// Closes the pool (see [`close`](Self::close)); `false` if already closed.
+    pub(crate) fn release(&self) -> bool {
+        self.close(false).is_some()
+    }
+
+    /// Closes the pool (if it is open) and takes the queued tasks out, to be
+    /// returned instead of run — also after a plain `release`, for the tasks not
+    /// started yet.
+    pub(crate) fn release_drain(&self) -> F::Backlog {
+        if let Some(drained) = self.close(true) {
+            return drained;
+        }
+        let mut shared = self.shared.lock();
+        let drained = shared.backlog.take();
+        self.queued.store(0, Relaxed);
+        let quiet = self.take_idlers_if_quiet(&mut shared);
+        drop(shared);
+        quiet.finish_all(state::DONE);
+        drained
     }
 
     /// Releases the pool and waits up to `timeout` for every worker to exit.
@@ -512,32 +768,62 @@ impl<F: Flavor> Engine<F> {
         if !self.release() {
             return Err(ReleaseError::Closed);
         }
-        let node: NodeOf<F> = Node::new(self.spawner.signal(), state::WAITING);
-        let mut shared = self.shared.lock();
-        if self.running.load(Relaxed) == 0 {
-            return Ok(());
-        }
-        let bomb = AbortOnUnwind;
-        // SAFETY: `node` stays on this stack, unmoved, until it is unlinked by us
-        // or finished by the last worker and we consumed the token.
-        unsafe { shared.drains.push_back((&node).into()) };
-        drop(shared);
-        let drained = node.signal().wait_timeout(timeout) || {
-            let mut shared = self.shared.lock();
-            if shared.drains.remove((&node).into()) {
-                false
-            } else {
-                // The last worker unlinked us just now; its notify is coming.
-                drop(shared);
-                node.signal().wait();
-                true
-            }
-        };
-        bomb.disarm();
-        match drained {
+        self.wait_drained(timeout)
+    }
+
+    /// Waits up to `timeout` for every worker to exit.
+    pub(crate) fn wait_drained(&self, timeout: Duration) -> Result<(), ReleaseError> {
+        match self.park_until(|s| &mut s.drains, |e, _| e.running.load(Relaxed) == 0, Some(timeout)) {
             true => Ok(()),
             false => Err(ReleaseError::Timeout),
         }
+    }
+
+    /// Waits until no task is running, queued or waiting (`None`: no time limit).
+    /// `false` if the time ran out first.
+    pub(crate) fn wait_idle(&self, timeout: Option<Duration>) -> bool {
+        self.park_until(|s| &mut s.idlers, |e, s| e.is_quiet(s), timeout)
+    }
+
+    /// Parks on a node in the list `pick` selects until the condition `done` (checked
+    /// under the lock, first) holds and whoever makes it hold finishes the node.
+    fn park_until(
+        &self,
+        pick: fn(&mut Shared<F>) -> &mut ListOf<F>,
+        done: fn(&Self, &Shared<F>) -> bool,
+        timeout: Option<Duration>,
+    ) -> bool {
+        let node: NodeOf<F> = Node::new(self.spawner.signal(), state::WAITING);
+        let mut shared = self.shared.lock();
+        if done(self, &shared) {
+            return true;
+        }
+        let bomb = AbortOnUnwind;
+        // SAFETY: `node` stays on this stack, unmoved, until it is unlinked by us
+        // below or finished by someone else and we consumed the token.
+        unsafe { pick(&mut shared).push_back((&node).into()) };
+        drop(shared);
+        let finished = match timeout {
+            None => {
+                node.signal().wait();
+                true
+            }
+            Some(timeout) => {
+                node.signal().wait_timeout(timeout) || {
+                    let mut shared = self.shared.lock();
+                    if pick(&mut shared).remove((&node).into()) {
+                        false
+                    } else {
+                        // Finished just now; its notify is coming.
+                        drop(shared);
+                        node.signal().wait();
+                        true
+                    }
+                }
+            }
+        };
+        bomb.disarm();
+        finished
     }
 
     /// Reopens a released pool. Workers still finishing their last task before the

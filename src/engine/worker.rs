@@ -1,7 +1,7 @@
 //! A worker's life: run the first task, then serve until retired.
 
 use super::node::{Node, state};
-use super::{Engine, EngineRef, Execute, Flavor};
+use super::{Engine, EngineRef, Execute, Flavor, SlotEnd};
 use crate::spawner::Spawner;
 
 /// Gives the worker's slot back when the worker ends — normally, or by a panic
@@ -10,7 +10,7 @@ struct ExitGuard<'a, F: Flavor>(&'a Engine<F>);
 
 impl<F: Flavor> Drop for ExitGuard<'_, F> {
     fn drop(&mut self) {
-        self.0.release_slot();
+        self.0.release_slot(SlotEnd::Retired);
     }
 }
 
@@ -27,8 +27,8 @@ where
     let exit = ExitGuard(engine);
     let mut task = first;
     loop {
-        engine.exec.execute(task);
-        match engine.next_task(&mailbox) {
+        let outcome = engine.exec.execute(task);
+        match engine.next_task(&mailbox, outcome) {
             Some(next) => task = next,
             None => break,
         }

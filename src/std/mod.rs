@@ -7,12 +7,14 @@
 //! implements; the engine never names `std`.
 
 mod clock;
+pub(crate) mod join;
 mod lock;
 pub(crate) mod panic;
 mod signal;
 mod spawner;
 
 pub use clock::StdClock;
+pub use join::{JoinError, JoinHandle};
 pub use lock::StdLock;
 pub use panic::PanicHandler;
 pub use signal::StdSignal;

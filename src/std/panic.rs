@@ -5,9 +5,10 @@ use ::std::any::Any;
 use ::std::boxed::Box;
 use ::std::panic::{AssertUnwindSafe, catch_unwind};
 use ::std::string::String;
+use ::std::cell::Cell;
 use ::std::sync::Arc;
 
-use crate::engine::Execute;
+use crate::engine::{Execute, Outcome};
 
 /// A panic handler: receives the payload of a task that panicked, on the worker
 /// thread that ran it. Set with the builders' `panic_handler`.
@@ -20,6 +21,17 @@ use crate::engine::Execute;
 /// # drop(handler);
 /// ```
 pub type PanicHandler = Arc<dyn Fn(Box<dyn Any + Send>) + Send + Sync + 'static>;
+
+::std::thread_local! {
+    /// Set when a task caught its own panic and delivered it elsewhere (to a
+    /// `JoinHandle`), so the executor still counts it as panicked.
+    static CAUGHT_INSIDE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Records that the running task caught a panic of its own.
+pub(crate) fn note_caught_panic() {
+    CAUGHT_INSIDE.set(true);
+}
 
 /// `X` with every task run under `catch_unwind`.
 pub(crate) struct Catching<X> {
@@ -42,9 +54,11 @@ impl<X> Catching<X> {
 }
 
 impl<T, X: Execute<T>> Execute<T> for Catching<X> {
-    fn execute(&self, task: T) {
-        let Err(payload) = catch_unwind(AssertUnwindSafe(|| self.inner.execute(task))) else {
-            return;
+    fn execute(&self, task: T) -> Outcome {
+        let payload = match catch_unwind(AssertUnwindSafe(|| self.inner.execute(task))) {
+            Ok(_) if CAUGHT_INSIDE.replace(false) => return Outcome::Panicked,
+            Ok(outcome) => return outcome,
+            Err(payload) => payload,
         };
         match &self.handler {
             None => log::error!("antpool: a task panicked: {}", message(&*payload)),
@@ -57,6 +71,7 @@ impl<T, X: Execute<T>> Execute<T> for Catching<X> {
                 }
             }
         }
+        Outcome::Panicked
     }
 }
 

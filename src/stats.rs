@@ -1,0 +1,44 @@
+//! [`Stats`]: a snapshot of a pool's counters.
+
+/// A snapshot of a pool's counters, cheap enough to read at any time: every field
+/// is one relaxed atomic load, and no lock is taken. Fields are read one after
+/// another, so under load they may be a few events apart from each other.
+///
+/// The event counts (`completed`, `panicked`, `spawned`, `retired`) run from the
+/// pool's creation and wrap around at `usize::MAX`.
+///
+/// ```
+/// use std::time::Duration;
+/// let pool = antpool::Pool::new(2).unwrap();
+/// for _ in 0..10 {
+///     pool.submit(|| ()).unwrap();
+/// }
+/// pool.submit(|| panic!("counted, not fatal")).unwrap();
+/// pool.wait_idle();
+/// let stats = pool.stats();
+/// assert_eq!(stats.completed, 10);
+/// assert_eq!(stats.panicked, 1);
+/// assert!(stats.spawned <= 2);
+/// assert_eq!(stats.queued, 0);
+/// # pool.release_timeout(Duration::from_secs(5)).unwrap();
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Stats {
+    /// Live workers, busy or idle.
+    pub running: usize,
+    /// Workers parked idle.
+    pub idle: usize,
+    /// Submitters blocked waiting for a worker.
+    pub waiting: usize,
+    /// Tasks in the queue (queue mode).
+    pub queued: usize,
+    /// Tasks that ran to the end.
+    pub completed: usize,
+    /// Tasks that panicked (the worker survived each).
+    pub panicked: usize,
+    /// Worker threads started.
+    pub spawned: usize,
+    /// Worker threads that ended (expired, shrunk, released).
+    pub retired: usize,
+}

@@ -1,0 +1,312 @@
+//! Results: [`JoinHandle`] (blocking join, polling, and `Future`) and the
+//! [`JoinError`] it reports.
+//!
+//! A spawned task and its handle share one slot behind an `Arc`: a mutex around
+//! the state, a condvar for blocking joiners, and the waker of an async one. The
+//! task side (`Reply`) fills the slot exactly once — with the value, the panic
+//! payload, or, if the task is dropped without running (handed back by
+//! `release_drain`, or rejected and dropped), `Cancelled` — so a handle never
+//! waits for a task that will not run.
+
+use ::std::any::Any;
+use ::std::boxed::Box;
+use ::std::panic::{AssertUnwindSafe, catch_unwind};
+use ::std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use core::fmt;
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll, Waker};
+
+use crate::engine::Outcome;
+
+/// Why a spawned task produced no value.
+///
+/// ```
+/// let pool = antpool::Pool::new(1).unwrap();
+/// let err = pool.spawn(|| -> u8 { panic!("boom") }).unwrap().join().unwrap_err();
+/// assert!(err.is_panic());
+/// assert_eq!(*err.into_panic().downcast::<&str>().unwrap(), "boom");
+/// ```
+pub struct JoinError {
+    kind: Kind,
+}
+
+enum Kind {
+    Panicked(Box<dyn Any + Send + 'static>),
+    Cancelled,
+}
+
+impl JoinError {
+    pub(crate) fn panicked(payload: Box<dyn Any + Send + 'static>) -> Self {
+        JoinError {
+            kind: Kind::Panicked(payload),
+        }
+    }
+
+    /// Whether the task panicked.
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(1).unwrap();
+    /// assert!(pool.spawn(|| panic!()).unwrap().join().unwrap_err().is_panic());
+    /// ```
+    pub fn is_panic(&self) -> bool {
+        matches!(self.kind, Kind::Panicked(_))
+    }
+
+    /// Whether the task was dropped without running (handed back by
+    /// `release_drain`, say, and not run by the caller).
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// let pool = antpool::Pool::builder().capacity(1).max_queued_tasks(1).build().unwrap();
+    /// let (hold, wait) = mpsc::channel::<()>();
+    /// pool.submit(move || { let _ = wait.recv(); }).unwrap();
+    /// let handle = pool.spawn(|| 7).unwrap(); // queued
+    /// drop(pool.release_drain());              // handed back, and dropped
+    /// assert!(handle.join().unwrap_err().is_cancelled());
+    /// drop(hold);
+    /// ```
+    pub fn is_cancelled(&self) -> bool {
+        matches!(self.kind, Kind::Cancelled)
+    }
+
+    /// The panic payload, as `std::thread::JoinHandle::join` would give it.
+    ///
+    /// # Panics
+    ///
+    /// If the task was cancelled rather than panicked; see
+    /// [`try_into_panic`](JoinError::try_into_panic).
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(1).unwrap();
+    /// let err = pool.spawn(|| panic!("{}", 42)).unwrap().join().unwrap_err();
+    /// assert_eq!(*err.into_panic().downcast::<String>().unwrap(), "42");
+    /// ```
+    pub fn into_panic(self) -> Box<dyn Any + Send + 'static> {
+        match self.try_into_panic() {
+            Ok(payload) => payload,
+            Err(_) => panic!("antpool: JoinError::into_panic on a cancelled task"),
+        }
+    }
+
+    /// The panic payload, or the error back if the task was cancelled.
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(1).unwrap();
+    /// let err = pool.spawn(|| panic!("x")).unwrap().join().unwrap_err();
+    /// assert!(err.try_into_panic().is_ok());
+    /// ```
+    pub fn try_into_panic(self) -> Result<Box<dyn Any + Send + 'static>, JoinError> {
+        match self.kind {
+            Kind::Panicked(payload) => Ok(payload),
+            Kind::Cancelled => Err(self),
+        }
+    }
+}
+
+impl fmt::Debug for JoinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            Kind::Panicked(_) => f.write_str("JoinError::Panicked(..)"),
+            Kind::Cancelled => f.write_str("JoinError::Cancelled"),
+        }
+    }
+}
+
+impl fmt::Display for JoinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            Kind::Panicked(payload) => {
+                write!(f, "the task panicked: {}", super::panic::message(&**payload))
+            }
+            Kind::Cancelled => f.write_str("the task was dropped before it ran"),
+        }
+    }
+}
+
+impl core::error::Error for JoinError {}
+
+enum State<R> {
+    Pending(Option<Waker>),
+    Done(Result<R, JoinError>),
+    Taken,
+}
+
+struct Slot<R> {
+    state: Mutex<State<R>>,
+    done: Condvar,
+}
+
+impl<R> Slot<R> {
+    fn lock(&self) -> MutexGuard<'_, State<R>> {
+        // No code panics while holding this lock, so poisoning cannot happen; be
+        // robust anyway.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A handle to a task's result: [`join`](JoinHandle::join) blocks for it,
+/// [`try_join`](JoinHandle::try_join) checks, and `.await` waits without blocking
+/// (it implements `Future`; no async runtime is needed or assumed).
+///
+/// Dropping the handle detaches the task: it still runs, its result is dropped.
+///
+/// ```
+/// let pool = antpool::Pool::new(2).unwrap();
+/// let handle = pool.spawn(|| 6 * 7).unwrap();
+/// assert_eq!(handle.join().unwrap(), 42);
+/// ```
+#[must_use = "a dropped JoinHandle detaches its task; call join() or await it to get the result"]
+pub struct JoinHandle<R> {
+    slot: Arc<Slot<R>>,
+}
+
+/// The task side of a [`JoinHandle`]: fills the slot once; dropped unfilled, it
+/// reports `Cancelled`.
+pub(crate) struct Reply<R> {
+    slot: Option<Arc<Slot<R>>>,
+}
+
+/// A handle and the reply that completes it.
+pub(crate) fn pair<R>() -> (JoinHandle<R>, Reply<R>) {
+    let slot = Arc::new(Slot {
+        state: Mutex::new(State::Pending(None)),
+        done: Condvar::new(),
+    });
+    (
+        JoinHandle { slot: slot.clone() },
+        Reply { slot: Some(slot) },
+    )
+}
+
+impl<R> Reply<R> {
+    /// Runs `f`, catching a panic, and delivers the result. A caught panic is
+    /// reported to the pool as `Panicked` (for its statistics), but goes to the
+    /// handle, not to the panic handler.
+    pub(crate) fn run(mut self, f: impl FnOnce() -> R) -> Outcome {
+        let (result, outcome) = match catch_unwind(AssertUnwindSafe(f)) {
+            Ok(value) => (Ok(value), Outcome::Completed),
+            Err(payload) => {
+                super::panic::note_caught_panic();
+                (Err(JoinError::panicked(payload)), Outcome::Panicked)
+            }
+        };
+        self.complete(result);
+        outcome
+    }
+
+    fn complete(&mut self, result: Result<R, JoinError>) {
+        let Some(slot) = self.slot.take() else {
+            return;
+        };
+        let waker = {
+            let mut state = slot.lock();
+            match core::mem::replace(&mut *state, State::Done(result)) {
+                State::Pending(waker) => waker,
+                // Filled once only: `slot` was taken above.
+                State::Done(_) | State::Taken => None,
+            }
+        };
+        slot.done.notify_all();
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+}
+
+impl<R> Drop for Reply<R> {
+    fn drop(&mut self) {
+        self.complete(Err(JoinError {
+            kind: Kind::Cancelled,
+        }));
+    }
+}
+
+impl<R> JoinHandle<R> {
+    /// Blocks until the task has finished: its value, or a [`JoinError`] if it
+    /// panicked (with the payload) or was dropped without running.
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(1).unwrap();
+    /// let h = pool.spawn(|| "done").unwrap();
+    /// assert_eq!(h.join().unwrap(), "done");
+    /// ```
+    pub fn join(self) -> Result<R, JoinError> {
+        let mut state = self.slot.lock();
+        loop {
+            match core::mem::replace(&mut *state, State::Taken) {
+                State::Done(result) => return result,
+                pending @ State::Pending(_) => {
+                    *state = pending;
+                    state = self
+                        .slot
+                        .done
+                        .wait(state)
+                        .unwrap_or_else(PoisonError::into_inner);
+                }
+                State::Taken => unreachable!("antpool: a JoinHandle's result taken twice"),
+            }
+        }
+    }
+
+    /// The result if the task has finished; otherwise the handle back.
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(1).unwrap();
+    /// let mut h = pool.spawn(|| 1).unwrap();
+    /// let value = loop {
+    ///     match h.try_join() {
+    ///         Ok(result) => break result.unwrap(),
+    ///         Err(back) => { h = back; std::thread::yield_now(); }
+    ///     }
+    /// };
+    /// assert_eq!(value, 1);
+    /// ```
+    pub fn try_join(self) -> Result<Result<R, JoinError>, JoinHandle<R>> {
+        let mut state = self.slot.lock();
+        match core::mem::replace(&mut *state, State::Taken) {
+            State::Done(result) => Ok(result),
+            other => {
+                *state = other;
+                drop(state);
+                Err(self)
+            }
+        }
+    }
+
+    /// Whether the task has finished (so `join` would not block).
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(1).unwrap();
+    /// let h = pool.spawn(|| ()).unwrap();
+    /// pool.wait_idle();
+    /// assert!(h.is_finished());
+    /// ```
+    pub fn is_finished(&self) -> bool {
+        matches!(*self.slot.lock(), State::Done(_))
+    }
+}
+
+impl<R> Future for JoinHandle<R> {
+    type Output = Result<R, JoinError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut state = self.slot.lock();
+        match core::mem::replace(&mut *state, State::Taken) {
+            State::Done(result) => Poll::Ready(result),
+            State::Pending(_) => {
+                *state = State::Pending(Some(cx.waker().clone()));
+                Poll::Pending
+            }
+            State::Taken => panic!("antpool: JoinHandle polled after it completed"),
+        }
+    }
+}
+
+impl<R> fmt::Debug for JoinHandle<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JoinHandle")
+            .field("finished", &self.is_finished())
+            .finish()
+    }
+}
