@@ -33,6 +33,8 @@ use node::{Chain, List, Node, state};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Outcome {
     Completed,
+    /// Only the std faces catch panics, so only they report this.
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
     Panicked,
 }
 
@@ -750,6 +752,7 @@ impl<F: Flavor> Engine<F> {
     /// Closes the pool (if it is open) and takes the queued tasks out, to be
     /// returned instead of run — also after a plain `release`, for the tasks not
     /// started yet.
+    #[cfg(feature = "alloc")]
     pub(crate) fn release_drain(&self) -> F::Backlog {
         if let Some(drained) = self.close(true) {
             return drained;
