@@ -183,7 +183,7 @@ impl core::error::Error for BuildError {}
 /// use antpool::ReleaseError;
 /// assert_eq!(ReleaseError::Closed.to_string(), "the pool was already released");
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ReleaseError {
     /// Workers were still running when the time ran out. The pool is closed, and
@@ -191,14 +191,30 @@ pub enum ReleaseError {
     Timeout,
     /// The pool was already released.
     Closed,
+    /// Some pools of a multi-pool did not release cleanly: each one's index and
+    /// error, in index order.
+    #[cfg(feature = "alloc")]
+    Pools(alloc::vec::Vec<(usize, ReleaseError)>),
 }
 
 impl fmt::Display for ReleaseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            ReleaseError::Timeout => "timed out waiting for the pool's workers to exit",
-            ReleaseError::Closed => "the pool was already released",
-        })
+        match self {
+            ReleaseError::Timeout => {
+                f.write_str("timed out waiting for the pool's workers to exit")
+            }
+            ReleaseError::Closed => f.write_str("the pool was already released"),
+            #[cfg(feature = "alloc")]
+            ReleaseError::Pools(errors) => {
+                for (n, (index, error)) in errors.iter().enumerate() {
+                    if n > 0 {
+                        f.write_str(" | ")?;
+                    }
+                    write!(f, "pool {index}: {error}")?;
+                }
+                Ok(())
+            }
+        }
     }
 }
 

@@ -27,9 +27,12 @@ use crate::spawner::Spawner;
 
 /// One task of a pool running `F` over `A`.
 type CallOf<A, F> = Call<A, <F as WorkFn<A>>::Output>;
+/// The engine flavor of a [`PoolWithFunc`].
 #[cfg(feature = "alloc")]
-type FuncEngine<A, F, Q, C, S> =
-    Engine<Parts<CallOf<A, F>, Q, TaskQueue<CallOf<A, F>>, C, S, Guarded<CallFn<F>>>>;
+pub(crate) type FuncFlavor<A, F, Q, C, S> =
+    Parts<CallOf<A, F>, Q, TaskQueue<CallOf<A, F>>, C, S, Guarded<CallFn<F>>>;
+#[cfg(feature = "alloc")]
+type FuncEngine<A, F, Q, C, S> = Engine<FuncFlavor<A, F, Q, C, S>>;
 type StaticEngine<A, Q, C, S> =
     Engine<Parts<CallOf<A, fn(A)>, Q, NoBacklog, C, S, Guarded<CallFn<fn(A)>>>>;
 
@@ -163,6 +166,10 @@ where
 {
     pub(crate) fn from_engine(engine: Arc<FuncEngine<A, F, Q, C, S>>) -> Self {
         PoolWithFunc { engine }
+    }
+
+    pub(crate) fn engine(&self) -> &Arc<FuncEngine<A, F, Q, C, S>> {
+        &self.engine
     }
 
     /// Runs the pool's function on `arg` on a worker, like

@@ -24,6 +24,10 @@
 //! | module | what |
 //! |---|---|
 //! | [`Pool`], [`PoolWithFunc`], [`StaticPoolWithFunc`] | the pools: boxed closures; one function over typed arguments; the same in a `static` |
+//! | [`MultiPool`], [`MultiPoolWithFunc`], [`LoadBalancing`] | several pools behind one face |
+//! | [`submit`], [`spawn`], [`running`], [`release_timeout`], … | the default pool, created on first use |
+//! | [`JoinHandle`], [`JoinError`], [`WorkFn`] | results of `spawn` and `call`: join, poll or `.await` |
+//! | [`Stats`] | a lock-free snapshot of a pool's counters |
 //! | [`Builder`], [`Options`] | every option, validated into [`BuildError`] |
 //! | [`SubmitError`], [`ReleaseError`] | rejected tasks come back inside the error |
 //! | [`WorkerQueue`]: [`WorkerStack`], [`WorkerRing`], [`WorkerRingBuf`], [`IdleQueue`] | the idle-worker policy (LIFO, FIFO, fixed, chosen at build) |
@@ -56,6 +60,8 @@ mod error;
 mod exec;
 mod face;
 mod func;
+#[cfg(feature = "alloc")]
+mod multi;
 mod options;
 #[cfg(feature = "alloc")]
 mod pool;
@@ -73,6 +79,8 @@ pub use func::PoolWithFunc;
 pub use func::StaticPoolWithFunc;
 pub use lock_api;
 #[cfg(feature = "alloc")]
+pub use multi::{LoadBalancing, MultiPool, MultiPoolWithFunc};
+#[cfg(feature = "alloc")]
 pub use options::{Builder, ForFunc, ForPool, PoolBuilder, PoolWithFuncBuilder};
 pub use options::{DEFAULT_EXPIRY, Options};
 #[cfg(feature = "alloc")]
@@ -82,6 +90,10 @@ pub use queue::{IdleQueue, WorkerRingBuf, WorkerStack};
 pub use queue::{IdleWorker, WorkerId, WorkerQueue, WorkerRing};
 pub use spawner::{Job, Signal, Spawner, SpinLock};
 pub use stats::Stats;
+#[cfg(feature = "std")]
+pub use std::global::{
+    cap, free, reboot, release, release_timeout, running, spawn, submit, wait_idle,
+};
 #[cfg(feature = "std")]
 pub use std::{JoinError, JoinHandle, PanicHandler, StdClock, StdLock, StdSignal, StdSpawner};
 

@@ -253,10 +253,19 @@ mod builder {
     pub struct ForPool;
 
     /// Marks a [`Builder`] that builds a [`PoolWithFunc`] over `func`.
-    #[derive(Debug, Clone, Copy)]
+    #[derive(Debug)]
     pub struct ForFunc<A, F> {
         func: F,
         _arg: PhantomData<fn(A)>,
+    }
+
+    impl<A, F: Clone> Clone for ForFunc<A, F> {
+        fn clone(&self) -> Self {
+            ForFunc {
+                func: self.func.clone(),
+                _arg: PhantomData,
+            }
+        }
     }
 
     /// Builds a [`Pool`]: [`Pool::builder`] (std) or [`Pool::builder_with`].
@@ -312,6 +321,20 @@ mod builder {
         #[cfg(feature = "std")]
         panic_handler: Option<crate::PanicHandler>,
         _queue: PhantomData<fn() -> Q>,
+    }
+
+    impl<M: Clone, Q, C: Clone, S: Clone> Clone for Builder<M, Q, C, S> {
+        fn clone(&self) -> Self {
+            Builder {
+                options: self.options,
+                make: self.make.clone(),
+                clock: self.clock.clone(),
+                spawner: self.spawner.clone(),
+                #[cfg(feature = "std")]
+                panic_handler: self.panic_handler.clone(),
+                _queue: PhantomData,
+            }
+        }
     }
 
     impl<Q, C, S> Builder<ForPool, Q, C, S> {

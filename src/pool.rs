@@ -27,7 +27,9 @@ use crate::spawner::Spawner;
 /// ```
 pub type Task = Box<dyn FnOnce() + Send + 'static>;
 
-type PoolEngine<Q, C, S> = Engine<Parts<Task, Q, TaskQueue<Task>, C, S, Guarded<RunTask>>>;
+/// The engine flavor of a [`Pool`].
+pub(crate) type PoolFlavor<Q, C, S> = Parts<Task, Q, TaskQueue<Task>, C, S, Guarded<RunTask>>;
+type PoolEngine<Q, C, S> = Engine<PoolFlavor<Q, C, S>>;
 
 macro_rules! pool_struct {
     ($($defaults:tt)*) => {
@@ -134,6 +136,10 @@ impl<C: Clock, S: Spawner> Pool<IdleQueue, C, S> {
 impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     pub(crate) fn from_engine(engine: Arc<PoolEngine<Q, C, S>>) -> Self {
         Pool { engine }
+    }
+
+    pub(crate) fn engine(&self) -> &Arc<PoolEngine<Q, C, S>> {
+        &self.engine
     }
 
     /// Runs `task` on a worker: an idle one, a new one (while fewer than the

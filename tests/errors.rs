@@ -78,6 +78,7 @@ fn every_error_has_its_own_message_and_is_an_error() {
         BuildError::InvalidExpiry,
         BuildError::InvalidPreAllocSize,
         BuildError::InvalidMultiPoolSize,
+        BuildError::QueueUnsupported,
     ]
     .iter()
     .map(|e| e.to_string())

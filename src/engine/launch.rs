@@ -95,7 +95,10 @@ mod boxed {
             let record = unsafe { Self::take(header) };
             // The spawner dropped the job: give back the slot reserved for it. Its
             // task is dropped (documented on `Spawner::spawn`).
-            record.handle.engine().release_slot(crate::engine::SlotEnd::NotStarted);
+            record
+                .handle
+                .engine()
+                .release_slot(crate::engine::SlotEnd::NotStarted);
         }
     }
 

@@ -23,9 +23,9 @@ mod launch;
 mod node;
 mod worker;
 
-pub(crate) use backlog::{Backlog, NoBacklog};
 #[cfg(feature = "alloc")]
 pub(crate) use backlog::TaskQueue;
+pub(crate) use backlog::{Backlog, NoBacklog};
 
 use node::{Chain, List, Node, state};
 
@@ -592,6 +592,12 @@ impl<F: Flavor> Engine<F> {
         self.running.load(Relaxed)
     }
 
+    /// The pool clock's time.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn now(&self) -> Instant {
+        self.clock.now()
+    }
+
     pub(crate) fn idle(&self) -> usize {
         self.idle.load(Relaxed)
     }
@@ -776,7 +782,11 @@ impl<F: Flavor> Engine<F> {
 
     /// Waits up to `timeout` for every worker to exit.
     pub(crate) fn wait_drained(&self, timeout: Duration) -> Result<(), ReleaseError> {
-        match self.park_until(|s| &mut s.drains, |e, _| e.running.load(Relaxed) == 0, Some(timeout)) {
+        match self.park_until(
+            |s| &mut s.drains,
+            |e, _| e.running.load(Relaxed) == 0,
+            Some(timeout),
+        ) {
             true => Ok(()),
             false => Err(ReleaseError::Timeout),
         }

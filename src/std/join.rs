@@ -117,7 +117,11 @@ impl fmt::Display for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
             Kind::Panicked(payload) => {
-                write!(f, "the task panicked: {}", super::panic::message(&**payload))
+                write!(
+                    f,
+                    "the task panicked: {}",
+                    super::panic::message(&**payload)
+                )
             }
             Kind::Cancelled => f.write_str("the task was dropped before it ran"),
         }

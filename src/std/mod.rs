@@ -7,6 +7,7 @@
 //! implements; the engine never names `std`.
 
 mod clock;
+pub(crate) mod global;
 pub(crate) mod join;
 mod lock;
 pub(crate) mod panic;

@@ -3,9 +3,9 @@
 
 use ::std::any::Any;
 use ::std::boxed::Box;
+use ::std::cell::Cell;
 use ::std::panic::{AssertUnwindSafe, catch_unwind};
 use ::std::string::String;
-use ::std::cell::Cell;
 use ::std::sync::Arc;
 
 use crate::engine::{Execute, Outcome};

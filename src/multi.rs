@@ -1,0 +1,661 @@
+//! [`MultiPool`] and [`MultiPoolWithFunc`]: several pools behind one face, to
+//! spread the lock over shards when many threads submit at once (ants' `MultiPool`).
+//!
+//! Both are thin wrappers over `Shards<P>`, which holds the pools and does the
+//! load balancing and the sums; the two faces differ only in what a task is.
+
+use alloc::boxed::Box;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::fmt;
+use core::time::Duration;
+
+use portable_atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use crate::clock::Clock;
+use crate::engine::{Engine, Flavor, Mode};
+use crate::error::{BuildError, ReleaseError, SubmitError};
+use crate::exec::{Call, WorkFn};
+use crate::func::PoolWithFunc;
+use crate::options::{PoolBuilder, PoolWithFuncBuilder};
+use crate::pool::{Pool, Task};
+use crate::queue::WorkerQueue;
+use crate::spawner::Spawner;
+use crate::stats::Stats;
+
+/// How a multi-pool picks the pool for each task.
+///
+/// ```
+/// use antpool::{LoadBalancing, MultiPool};
+/// let mp = MultiPool::new(2, 4, LoadBalancing::LeastTasks).unwrap();
+/// mp.submit(|| ()).unwrap();
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LoadBalancing {
+    /// In turn: pool 0, 1, …, n − 1, 0, … (one atomic counter). A task that
+    /// finds its pool saturated and may not block (`Overload`) is retried once on
+    /// the pool with the fewest running workers.
+    RoundRobin,
+    /// The pool with the fewest running workers (busy or idle), the first one on
+    /// ties.
+    LeastTasks,
+}
+
+/// A pool face the multi-pools are made of.
+pub(crate) trait Shard {
+    type Flavor: Flavor;
+    fn handle(&self) -> &Arc<Engine<Self::Flavor>>;
+}
+
+impl<Q: WorkerQueue, C: Clock, S: Spawner> Shard for Pool<Q, C, S> {
+    type Flavor = crate::pool::PoolFlavor<Q, C, S>;
+    fn handle(&self) -> &Arc<Engine<Self::Flavor>> {
+        self.engine()
+    }
+}
+
+impl<A, F, Q, C, S> Shard for PoolWithFunc<A, F, Q, C, S>
+where
+    A: Send + 'static,
+    F: WorkFn<A>,
+    Q: WorkerQueue,
+    C: Clock,
+    S: Spawner,
+{
+    type Flavor = crate::func::FuncFlavor<A, F, Q, C, S>;
+    fn handle(&self) -> &Arc<Engine<Self::Flavor>> {
+        self.engine()
+    }
+}
+
+type TaskOf<P> = <<P as Shard>::Flavor as Flavor>::Task;
+
+/// The pools of a multi-pool, and the balancing and sums over them.
+pub(crate) struct Shards<P> {
+    pools: Box<[P]>,
+    balancing: LoadBalancing,
+    next: AtomicUsize,
+    closed: AtomicBool,
+}
+
+impl<P: Shard> Shards<P> {
+    fn build(
+        n: usize,
+        balancing: LoadBalancing,
+        mut make: impl FnMut() -> Result<P, BuildError>,
+    ) -> Result<Self, BuildError> {
+        if n == 0 {
+            return Err(BuildError::InvalidMultiPoolSize);
+        }
+        let pools = (0..n).map(|_| make()).collect::<Result<Vec<P>, _>>()?;
+        Ok(Shards {
+            pools: pools.into_boxed_slice(),
+            balancing,
+            next: AtomicUsize::new(0),
+            closed: AtomicBool::new(false),
+        })
+    }
+
+    fn engines(&self) -> impl Iterator<Item = &Arc<Engine<P::Flavor>>> {
+        self.pools.iter().map(Shard::handle)
+    }
+
+    /// The pool with the fewest running workers, the first on ties.
+    fn least(&self) -> usize {
+        let mut best = 0;
+        let mut fewest = usize::MAX;
+        for (i, engine) in self.engines().enumerate() {
+            let running = engine.running();
+            if running < fewest {
+                best = i;
+                fewest = running;
+            }
+        }
+        best
+    }
+
+    fn pick(&self) -> usize {
+        match self.balancing {
+            LoadBalancing::RoundRobin => {
+                self.next.fetch_add(1, Ordering::Relaxed) % self.pools.len()
+            }
+            LoadBalancing::LeastTasks => self.least(),
+        }
+    }
+
+    fn submit(&self, task: TaskOf<P>, mode: Mode) -> Result<(), SubmitError<TaskOf<P>>> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(SubmitError::Closed(task));
+        }
+        let first = self.pick();
+        match Engine::submit(self.pools[first].handle(), task, mode) {
+            Err(SubmitError::Overload(task)) if self.balancing == LoadBalancing::RoundRobin => {
+                Engine::submit(self.pools[self.least()].handle(), task, mode)
+            }
+            other => other,
+        }
+    }
+
+    fn sum(&self, f: impl Fn(&Engine<P::Flavor>) -> usize) -> usize {
+        self.engines().map(|e| f(e)).sum()
+    }
+
+    /// The sum of `f` over the pools; `None` if any pool says `None` (unbounded).
+    fn sum_bounded(&self, f: impl Fn(&Engine<P::Flavor>) -> Option<usize>) -> Option<usize> {
+        self.engines().map(|e| f(e)).sum()
+    }
+
+    fn by_index<R>(&self, index: usize, f: impl Fn(&Engine<P::Flavor>) -> R) -> Option<R> {
+        self.pools.get(index).map(|p| f(p.handle()))
+    }
+
+    fn stats(&self) -> Stats {
+        self.engines()
+            .map(|e| e.stats())
+            .fold(Stats::default(), |a, b| Stats {
+                running: a.running + b.running,
+                idle: a.idle + b.idle,
+                waiting: a.waiting + b.waiting,
+                queued: a.queued + b.queued,
+                completed: a.completed.wrapping_add(b.completed),
+                panicked: a.panicked.wrapping_add(b.panicked),
+                spawned: a.spawned.wrapping_add(b.spawned),
+                retired: a.retired.wrapping_add(b.retired),
+            })
+    }
+
+    fn tune(&self, capacity: usize) {
+        for engine in self.engines() {
+            Engine::tune(engine, capacity);
+        }
+    }
+
+    fn release(&self) {
+        self.closed.store(true, Ordering::Release);
+        for engine in self.engines() {
+            engine.release();
+        }
+    }
+
+    /// Closes every pool first, then waits for them together: each gets what is
+    /// left of `timeout` by the pools' clock, so the whole call takes about
+    /// `timeout` at most, as if they were released concurrently.
+    fn release_timeout(&self, timeout: Duration) -> Result<(), ReleaseError> {
+        if self.closed.swap(true, Ordering::AcqRel) {
+            return Err(ReleaseError::Closed);
+        }
+        let mut errors = Vec::new();
+        for (index, engine) in self.engines().enumerate() {
+            if !engine.release() {
+                errors.push((index, ReleaseError::Closed));
+            }
+        }
+        let start = self.pools[0].handle().now();
+        for (index, engine) in self.engines().enumerate() {
+            let spent = engine.now().saturating_duration_since(start);
+            let left = timeout.saturating_sub(spent);
+            if let Err(e) = engine.wait_drained(left) {
+                errors.push((index, e));
+            }
+        }
+        if errors.is_empty() {
+            return Ok(());
+        }
+        errors.sort_by_key(|(index, _)| *index);
+        Err(ReleaseError::Pools(errors))
+    }
+
+    fn reboot(&self) {
+        for engine in self.engines() {
+            engine.reboot();
+        }
+        self.next.store(0, Ordering::Relaxed);
+        self.closed.store(false, Ordering::Release);
+    }
+
+    fn wait_idle(&self, timeout: Option<Duration>) -> bool {
+        let Some(timeout) = timeout else {
+            for engine in self.engines() {
+                engine.wait_idle(None);
+            }
+            return true;
+        };
+        let start = self.pools[0].handle().now();
+        self.engines().all(|engine| {
+            let left = timeout.saturating_sub(engine.now().saturating_duration_since(start));
+            engine.wait_idle(Some(left))
+        })
+    }
+}
+
+/// Expands to the shared methods of a multi-pool face whose `Shards` are
+/// `self.shards`. `mp` is doc-test code for a multi-pool of 2 pools of 3
+/// workers, `submit` a statement that submits a trivial task to `mp`.
+macro_rules! multi_methods {
+    (mp: $mp:literal, submit: $submit:literal $(,)?) => {
+        #[doc = "Live workers over all pools, busy or idle."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "assert_eq!(mp.running(), 0);\n", $submit, ";\n", "assert_eq!(mp.running(), 1);\n```")]
+        pub fn running(&self) -> usize {
+            self.shards.sum(Engine::running)
+        }
+
+        #[doc = "Free worker slots over all pools; `None` if the pools are unbounded."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "assert_eq!(mp.free(), Some(6));\n```")]
+        pub fn free(&self) -> Option<usize> {
+            self.shards.sum_bounded(Engine::free)
+        }
+
+        #[doc = "Blocked submitters over all pools."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "assert_eq!(mp.waiting(), 0);\n```")]
+        pub fn waiting(&self) -> usize {
+            self.shards.sum(Engine::waiting)
+        }
+
+        #[doc = "Queued tasks over all pools (queue mode)."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "assert_eq!(mp.queued(), 0);\n```")]
+        pub fn queued(&self) -> usize {
+            self.shards.sum(Engine::queued)
+        }
+
+        #[doc = "The capacity over all pools; `None` if the pools are unbounded."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "assert_eq!(mp.cap(), Some(6));\n```")]
+        pub fn cap(&self) -> Option<usize> {
+            self.shards.sum_bounded(Engine::cap)
+        }
+
+        #[doc = "How many pools there are."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "assert_eq!(mp.len(), 2);\n```")]
+        #[allow(clippy::len_without_is_empty)] // never empty: 0 pools is a BuildError
+        pub fn len(&self) -> usize {
+            self.shards.pools.len()
+        }
+
+        #[doc = "Live workers of pool `index`; `None` for a bad index."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "assert_eq!(mp.running_by_index(1), Some(0));\n", "assert_eq!(mp.running_by_index(2), None);\n```")]
+        pub fn running_by_index(&self, index: usize) -> Option<usize> {
+            self.shards.by_index(index, Engine::running)
+        }
+
+        #[doc = "Free slots of pool `index`; `None` for a bad index or an unbounded pool."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "assert_eq!(mp.free_by_index(0), Some(3));\n", "assert_eq!(mp.free_by_index(9), None);\n```")]
+        pub fn free_by_index(&self, index: usize) -> Option<usize> {
+            self.shards.by_index(index, Engine::free).flatten()
+        }
+
+        #[doc = "Blocked submitters of pool `index`; `None` for a bad index."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "assert_eq!(mp.waiting_by_index(0), Some(0));\n", "assert_eq!(mp.waiting_by_index(2), None);\n```")]
+        pub fn waiting_by_index(&self, index: usize) -> Option<usize> {
+            self.shards.by_index(index, Engine::waiting)
+        }
+
+        #[doc = "The counters summed over all pools; see [`Stats`](crate::Stats)."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", $submit, ";\n", "mp.wait_idle();\n", "assert_eq!(mp.stats().completed, 1);\n```")]
+        pub fn stats(&self) -> crate::Stats {
+            self.shards.stats()
+        }
+
+        #[doc = "Sets each pool's capacity to `capacity` (so the total becomes `len() * capacity`)."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "mp.tune(5);\n", "assert_eq!(mp.cap(), Some(10));\n```")]
+        pub fn tune(&self, capacity: usize) {
+            self.shards.tune(capacity)
+        }
+
+        #[doc = "Whether the multi-pool is released."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "mp.release();\n", "assert!(mp.is_closed());\n```")]
+        pub fn is_closed(&self) -> bool {
+            self.shards.closed.load(Ordering::Acquire)
+        }
+
+        #[doc = "Releases every pool (see [`Pool::release`](crate::Pool::release)); does not wait."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "mp.release();\n", "assert!(mp.is_closed());\n```")]
+        pub fn release(&self) {
+            self.shards.release()
+        }
+
+        #[doc = "Releases every pool and waits up to `timeout` for all their workers"]
+        #[doc = "to exit, the pools together (about `timeout` in all, not per pool)."]
+        #[doc = "[`ReleaseError::Closed`](crate::ReleaseError::Closed) if already released;"]
+        #[doc = "[`ReleaseError::Pools`](crate::ReleaseError::Pools) lists every pool"]
+        #[doc = "that did not finish in time, by index."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "use std::time::Duration;\n", "let mp = ", $mp, ";\n", $submit, ";\n", "mp.release_timeout(Duration::from_secs(5)).unwrap();\n", "assert_eq!(mp.running(), 0);\n", "assert_eq!(mp.release_timeout(Duration::from_secs(1)), Err(antpool::ReleaseError::Closed));\n```")]
+        pub fn release_timeout(&self, timeout: core::time::Duration) -> Result<(), ReleaseError> {
+            self.shards.release_timeout(timeout)
+        }
+
+        #[doc = "Reopens every pool; round robin starts again at pool 0."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "mp.release();\n", "mp.reboot();\n", "assert!(!mp.is_closed());\n", $submit, ";\n```")]
+        pub fn reboot(&self) {
+            self.shards.reboot()
+        }
+
+        #[doc = "Blocks until no pool has a task running, queued or waiting."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", $submit, ";\n", "mp.wait_idle();\n", "assert_eq!(mp.stats().completed, 1);\n```")]
+        pub fn wait_idle(&self) {
+            self.shards.wait_idle(None);
+        }
+
+        #[doc = "Like `wait_idle`, but gives up after `timeout` (over all pools);"]
+        #[doc = "`false` if the time ran out."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "assert!(mp.wait_idle_timeout(std::time::Duration::from_secs(1)));\n```")]
+        pub fn wait_idle_timeout(&self, timeout: core::time::Duration) -> bool {
+            self.shards.wait_idle(Some(timeout))
+        }
+    };
+}
+
+macro_rules! multi_struct {
+    (
+        $(#[$doc:meta])* $name:ident < $($param:ident),* > => $pool:ty;
+        where ($($bounds:tt)*); $($defaults:tt)*
+    ) => {
+        $(#[$doc])*
+        pub struct $name<$($param,)* $($defaults)*>
+        where
+            $($bounds)*
+            Q: WorkerQueue,
+            C: Clock,
+            S: Spawner,
+        {
+            shards: Shards<$pool>,
+        }
+    };
+}
+
+#[cfg(feature = "std")]
+multi_struct!(
+    /// `n` [`Pool`]s of the same capacity and options behind one face: a task
+    /// goes to one of them by [`LoadBalancing`]. Counts are sums over the pools.
+    ///
+    /// ```
+    /// use antpool::{LoadBalancing, MultiPool};
+    /// use std::time::Duration;
+    ///
+    /// let mp = MultiPool::new(4, 10, LoadBalancing::RoundRobin).unwrap(); // 4 pools of 10
+    /// for _ in 0..100 {
+    ///     mp.submit(|| ()).unwrap();
+    /// }
+    /// assert_eq!(mp.cap(), Some(40));
+    /// mp.release_timeout(Duration::from_secs(5)).unwrap();
+    /// ```
+    MultiPool<> => Pool<Q, C, S>; where (); Q = crate::IdleQueue, C = crate::StdClock, S = crate::StdSpawner
+);
+#[cfg(not(feature = "std"))]
+multi_struct!(
+    /// `n` [`Pool`]s of the same capacity and options behind one face: a task
+    /// goes to one of them by [`LoadBalancing`]. Counts are sums over the pools.
+    MultiPool<> => Pool<Q, C, S>; where (); Q, C, S
+);
+
+#[cfg(feature = "std")]
+impl MultiPool {
+    /// `n` pools of `capacity` workers each, with the default options.
+    /// `n == 0` is [`BuildError::InvalidMultiPoolSize`]; `capacity == 0` is
+    /// [`BuildError::InvalidCapacity`].
+    ///
+    /// ```
+    /// use antpool::{BuildError, LoadBalancing, MultiPool};
+    /// assert_eq!(MultiPool::new(2, 3, LoadBalancing::RoundRobin).unwrap().cap(), Some(6));
+    /// assert_eq!(MultiPool::new(0, 3, LoadBalancing::RoundRobin).unwrap_err(), BuildError::InvalidMultiPoolSize);
+    /// ```
+    pub fn new(n: usize, capacity: usize, balancing: LoadBalancing) -> Result<Self, BuildError> {
+        Self::from_builder(n, balancing, Pool::builder().capacity(capacity))
+    }
+}
+
+impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
+    /// `n` pools, each built from a copy of `builder` (every option, clock and
+    /// spawner shared by value).
+    ///
+    /// ```
+    /// use antpool::{LoadBalancing, MultiPool, Pool};
+    /// let builder = Pool::builder().capacity(2).nonblocking(true).thread_name("shard");
+    /// let mp = MultiPool::from_builder(3, LoadBalancing::LeastTasks, builder).unwrap();
+    /// assert_eq!(mp.cap(), Some(6));
+    /// ```
+    pub fn from_builder(
+        n: usize,
+        balancing: LoadBalancing,
+        builder: PoolBuilder<Q, C, S>,
+    ) -> Result<Self, BuildError> {
+        let shards = Shards::build(n, balancing, || builder.clone().build())?;
+        Ok(MultiPool { shards })
+    }
+
+    /// Runs `task` on one of the pools (see [`LoadBalancing`]), like
+    /// [`Pool::submit`].
+    ///
+    /// ```
+    /// use antpool::{LoadBalancing, MultiPool};
+    /// let mp = MultiPool::new(2, 2, LoadBalancing::RoundRobin).unwrap();
+    /// mp.submit(|| println!("hello")).unwrap();
+    /// ```
+    pub fn submit<F>(&self, task: F) -> Result<(), SubmitError<Task>>
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        self.shards.submit(Box::new(task), Mode::Block)
+    }
+
+    /// Like [`submit`](MultiPool::submit), but never blocks.
+    ///
+    /// ```
+    /// use antpool::{LoadBalancing, MultiPool};
+    /// let mp = MultiPool::new(2, 2, LoadBalancing::RoundRobin).unwrap();
+    /// mp.try_submit(|| ()).unwrap();
+    /// ```
+    pub fn try_submit<F>(&self, task: F) -> Result<(), SubmitError<Task>>
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        self.shards.submit(Box::new(task), Mode::Try)
+    }
+
+    /// Runs `f` on one of the pools and returns a handle to its result; see
+    /// [`Pool::spawn`].
+    ///
+    /// ```
+    /// use antpool::{LoadBalancing, MultiPool};
+    /// let mp = MultiPool::new(2, 2, LoadBalancing::RoundRobin).unwrap();
+    /// assert_eq!(mp.spawn(|| 2 + 2).unwrap().join().unwrap(), 4);
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn spawn<F, R>(&self, f: F) -> Result<crate::JoinHandle<R>, SubmitError<Task>>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        let (handle, reply) = crate::std::join::pair();
+        self.submit(move || {
+            reply.run(f);
+        })?;
+        Ok(handle)
+    }
+
+    multi_methods! {
+        mp: "antpool::MultiPool::new(2, 3, antpool::LoadBalancing::RoundRobin).unwrap()",
+        submit: "mp.submit(|| ()).unwrap()",
+    }
+}
+
+#[cfg(feature = "std")]
+multi_struct!(
+    /// `n` [`PoolWithFunc`]s running the same function behind one face: each
+    /// argument goes to one of them by [`LoadBalancing`].
+    ///
+    /// ```
+    /// use antpool::{LoadBalancing, MultiPoolWithFunc};
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    /// use std::sync::Arc;
+    ///
+    /// let total = Arc::new(AtomicU64::new(0));
+    /// let t = total.clone();
+    /// let mf = MultiPoolWithFunc::new(4, 10, LoadBalancing::LeastTasks, move |n: u64| {
+    ///     t.fetch_add(n, Ordering::Relaxed);
+    /// })
+    /// .unwrap();
+    /// for n in 1..=100 {
+    ///     mf.invoke(n).unwrap();
+    /// }
+    /// mf.wait_idle();
+    /// assert_eq!(total.load(Ordering::Relaxed), 5050);
+    /// ```
+    MultiPoolWithFunc<A, F> => PoolWithFunc<A, F, Q, C, S>;
+    where (A: Send + 'static, F: WorkFn<A>,); Q = crate::IdleQueue, C = crate::StdClock, S = crate::StdSpawner
+);
+#[cfg(not(feature = "std"))]
+multi_struct!(
+    /// `n` [`PoolWithFunc`]s running the same function behind one face: each
+    /// argument goes to one of them by [`LoadBalancing`].
+    MultiPoolWithFunc<A, F> => PoolWithFunc<A, F, Q, C, S>;
+    where (A: Send + 'static, F: WorkFn<A>,); Q, C, S
+);
+
+#[cfg(feature = "std")]
+impl<A: Send + 'static, F: WorkFn<A> + Clone> MultiPoolWithFunc<A, F> {
+    /// `n` pools of `capacity` workers each running a copy of `func` (wrap shared
+    /// state in an `Arc`), with the default options.
+    ///
+    /// ```
+    /// use antpool::{BuildError, LoadBalancing, MultiPoolWithFunc};
+    /// let mf = MultiPoolWithFunc::new(2, 3, LoadBalancing::RoundRobin, |n: u8| drop(n)).unwrap();
+    /// assert_eq!(mf.cap(), Some(6));
+    /// let none = MultiPoolWithFunc::new(0, 3, LoadBalancing::RoundRobin, |n: u8| drop(n));
+    /// assert_eq!(none.unwrap_err(), BuildError::InvalidMultiPoolSize);
+    /// ```
+    pub fn new(
+        n: usize,
+        capacity: usize,
+        balancing: LoadBalancing,
+        func: F,
+    ) -> Result<Self, BuildError> {
+        Self::from_builder(n, balancing, PoolWithFunc::builder(func).capacity(capacity))
+    }
+}
+
+impl<A, F, Q, C, S> MultiPoolWithFunc<A, F, Q, C, S>
+where
+    A: Send + 'static,
+    F: WorkFn<A> + Clone,
+    Q: WorkerQueue,
+    C: Clock + Clone,
+    S: Spawner + Clone,
+{
+    /// `n` pools, each built from a copy of `builder`.
+    ///
+    /// ```
+    /// use antpool::{LoadBalancing, MultiPoolWithFunc, PoolWithFunc};
+    /// let builder = PoolWithFunc::builder(|n: u32| drop(n)).capacity(2).max_queued_tasks(16);
+    /// let mf = MultiPoolWithFunc::from_builder(2, LoadBalancing::RoundRobin, builder).unwrap();
+    /// mf.invoke(1).unwrap();
+    /// ```
+    pub fn from_builder(
+        n: usize,
+        balancing: LoadBalancing,
+        builder: PoolWithFuncBuilder<A, F, Q, C, S>,
+    ) -> Result<Self, BuildError> {
+        let shards = Shards::build(n, balancing, || builder.clone().build())?;
+        Ok(MultiPoolWithFunc { shards })
+    }
+}
+
+impl<A, F, Q, C, S> MultiPoolWithFunc<A, F, Q, C, S>
+where
+    A: Send + 'static,
+    F: WorkFn<A>,
+    Q: WorkerQueue,
+    C: Clock,
+    S: Spawner,
+{
+    /// Runs the function on `arg` in one of the pools; see
+    /// [`PoolWithFunc::invoke`].
+    ///
+    /// ```
+    /// use antpool::{LoadBalancing, MultiPoolWithFunc};
+    /// let mf = MultiPoolWithFunc::new(2, 1, LoadBalancing::RoundRobin, |n: u32| assert!(n < 5)).unwrap();
+    /// mf.invoke(3).unwrap();
+    /// ```
+    pub fn invoke(&self, arg: A) -> Result<(), SubmitError<A>> {
+        self.shards
+            .submit(Call::new(arg), Mode::Block)
+            .map_err(|e| e.map(Call::into_arg))
+    }
+
+    /// Like [`invoke`](MultiPoolWithFunc::invoke), but never blocks.
+    ///
+    /// ```
+    /// use antpool::{LoadBalancing, MultiPoolWithFunc};
+    /// let mf = MultiPoolWithFunc::new(2, 1, LoadBalancing::RoundRobin, |n: u32| drop(n)).unwrap();
+    /// mf.try_invoke(3).unwrap();
+    /// ```
+    pub fn try_invoke(&self, arg: A) -> Result<(), SubmitError<A>> {
+        self.shards
+            .submit(Call::new(arg), Mode::Try)
+            .map_err(|e| e.map(Call::into_arg))
+    }
+
+    /// Runs the function on `arg` in one of the pools and returns a handle to its
+    /// result; see [`PoolWithFunc::call`].
+    ///
+    /// ```
+    /// use antpool::{LoadBalancing, MultiPoolWithFunc};
+    /// let mf = MultiPoolWithFunc::new(2, 1, LoadBalancing::LeastTasks, |n: u32| n + 1).unwrap();
+    /// assert_eq!(mf.call(41).unwrap().join().unwrap(), 42);
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn call(&self, arg: A) -> Result<crate::JoinHandle<F::Output>, SubmitError<A>> {
+        let (handle, reply) = crate::std::join::pair();
+        self.shards
+            .submit(Call::with_reply(arg, reply), Mode::Block)
+            .map_err(|e| e.map(Call::into_arg))?;
+        Ok(handle)
+    }
+
+    multi_methods! {
+        mp: "antpool::MultiPoolWithFunc::new(2, 3, antpool::LoadBalancing::RoundRobin, |n: u32| drop(n)).unwrap()",
+        submit: "mp.invoke(1).unwrap()",
+    }
+}
+
+impl<Q: WorkerQueue, C: Clock, S: Spawner> fmt::Debug for MultiPool<Q, C, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MultiPool")
+            .field("pools", &self.shards.pools.len())
+            .field("balancing", &self.shards.balancing)
+            .field("stats", &self.shards.stats())
+            .finish()
+    }
+}
+
+impl<A, F, Q, C, S> fmt::Debug for MultiPoolWithFunc<A, F, Q, C, S>
+where
+    A: Send + 'static,
+    F: WorkFn<A>,
+    Q: WorkerQueue,
+    C: Clock,
+    S: Spawner,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MultiPoolWithFunc")
+            .field("pools", &self.shards.pools.len())
+            .field("balancing", &self.shards.balancing)
+            .field("stats", &self.shards.stats())
+            .finish()
+    }
+}

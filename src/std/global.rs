@@ -1,0 +1,121 @@
+//! The default pool: an unbounded [`Pool`] behind free functions, created on first
+//! use.
+//!
+//! Unlike ants' package-level pool, nothing exists until a function here is first
+//! called, and no thread exists until the first task: importing antpool starts
+//! nothing (ants #244, #373).
+
+use ::std::sync::OnceLock;
+use core::time::Duration;
+
+use crate::error::{ReleaseError, SubmitError};
+use crate::pool::{Pool, Task};
+
+static DEFAULT: OnceLock<Pool> = OnceLock::new();
+
+/// The default pool, created (without any thread) on first use.
+fn pool() -> &'static Pool {
+    DEFAULT.get_or_init(Pool::unbounded)
+}
+
+/// Runs `task` on the default pool: an unbounded pool, so it never blocks and
+/// never rejects while open; a worker is started whenever none is idle.
+///
+/// ```
+/// let (tx, rx) = std::sync::mpsc::channel();
+/// antpool::submit(move || tx.send(1).unwrap()).unwrap();
+/// assert_eq!(rx.recv().unwrap(), 1);
+/// ```
+pub fn submit<F>(task: F) -> Result<(), SubmitError<Task>>
+where
+    F: FnOnce() + Send + 'static,
+{
+    pool().submit(task)
+}
+
+/// Runs `f` on the default pool and returns a handle to its result; see
+/// [`Pool::spawn`].
+///
+/// ```
+/// assert_eq!(antpool::spawn(|| 40 + 2).unwrap().join().unwrap(), 42);
+/// ```
+pub fn spawn<F, R>(f: F) -> Result<crate::JoinHandle<R>, SubmitError<Task>>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    pool().spawn(f)
+}
+
+/// Live workers of the default pool; 0 before its first task (and the pool is
+/// not created just to answer).
+///
+/// ```
+/// let _ = antpool::running();
+/// ```
+pub fn running() -> usize {
+    DEFAULT.get().map_or(0, Pool::running)
+}
+
+/// The default pool's capacity: always `None` (it is unbounded).
+///
+/// ```
+/// assert_eq!(antpool::cap(), None);
+/// ```
+pub fn cap() -> Option<usize> {
+    DEFAULT.get().and_then(Pool::cap)
+}
+
+/// The default pool's free slots: always `None` (it is unbounded).
+///
+/// ```
+/// assert_eq!(antpool::free(), None);
+/// ```
+pub fn free() -> Option<usize> {
+    DEFAULT.get().and_then(Pool::free)
+}
+
+/// Blocks until the default pool has no task running.
+///
+/// ```
+/// antpool::submit(|| ()).unwrap();
+/// antpool::wait_idle();
+/// ```
+pub fn wait_idle() {
+    if let Some(pool) = DEFAULT.get() {
+        pool.wait_idle();
+    }
+}
+
+/// Releases the default pool (see [`Pool::release`]): later submits get
+/// `Closed` until [`reboot`].
+///
+/// ```no_run
+/// antpool::release();
+/// assert!(antpool::submit(|| ()).is_err());
+/// antpool::reboot();
+/// ```
+pub fn release() {
+    pool().release();
+}
+
+/// Releases the default pool and waits up to `timeout` for its workers to exit
+/// (see [`Pool::release_timeout`]).
+///
+/// ```no_run
+/// antpool::release_timeout(std::time::Duration::from_secs(1)).unwrap();
+/// # antpool::reboot();
+/// ```
+pub fn release_timeout(timeout: Duration) -> Result<(), ReleaseError> {
+    pool().release_timeout(timeout)
+}
+
+/// Reopens the default pool after a release.
+///
+/// ```
+/// antpool::reboot(); // a no-op on an open pool
+/// antpool::submit(|| ()).unwrap();
+/// ```
+pub fn reboot() {
+    pool().reboot();
+}
