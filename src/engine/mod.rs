@@ -79,6 +79,8 @@ type SignalOf<F> = <<F as Flavor>::Spawner as Spawner>::Signal;
 type NodeOf<F> = Node<<F as Flavor>::Task, SignalOf<F>>;
 type ChainOf<F> = Chain<<F as Flavor>::Task, SignalOf<F>>;
 type ListOf<F> = List<<F as Flavor>::Task, SignalOf<F>>;
+/// The lock held on an engine's shared state.
+type Guard<'a, F> = lock_api::MutexGuard<'a, <<F as Flavor>::Spawner as Spawner>::Lock, Shared<F>>;
 
 /// How workers refer to their engine for as long as they live.
 pub(crate) trait EngineRef<E>: Clone + Send + Sync + 'static {
@@ -276,21 +278,13 @@ impl<F: Flavor> Engine<F> {
                 if let Some(head) = shared.backlog.pop_front() {
                     // Room for one more worker, and older tasks are queued: the new
                     // worker starts with the oldest, and this task goes round again.
-                    let moved = this.refill_backlog(&mut shared);
-                    drop(shared);
-                    moved.finish_all(state::SERVED);
-                    if let Err(head) = this.start(handle, head) {
-                        this.requeue(head);
-                        this.release_slot(SlotEnd::NotStarted);
+                    if !this.start_queued(handle, shared, head) {
                         return Err(SubmitError::SpawnFailed(task));
                     }
                     continue;
                 }
                 drop(shared);
-                return this.start(handle, task).map_err(|task| {
-                    this.release_slot(SlotEnd::NotStarted);
-                    SubmitError::SpawnFailed(task)
-                });
+                return this.start_or_hand_back(handle, task);
             }
             task = match shared.backlog.push_back(task) {
                 Ok(()) => {
@@ -315,12 +309,7 @@ impl<F: Flavor> Engine<F> {
     /// # Safety
     ///
     /// `worker` was just detached from the idle queue under `shared`'s lock.
-    unsafe fn deliver(
-        &self,
-        shared: lock_api::MutexGuard<'_, <F::Spawner as Spawner>::Lock, Shared<F>>,
-        worker: IdleWorker,
-        task: F::Task,
-    ) {
+    unsafe fn deliver(&self, shared: Guard<'_, F>, worker: IdleWorker, task: F::Task) {
         let node = worker.id.as_ptr::<NodeOf<F>>();
         // SAFETY: per the contract the id names the live mailbox of a worker parked
         // on it, which cannot leave before our notify; TAKEN tells it (under the
@@ -340,7 +329,7 @@ impl<F: Flavor> Engine<F> {
     fn block<H: EngineRef<Self>>(
         &self,
         handle: &H,
-        mut shared: lock_api::MutexGuard<'_, <F::Spawner as Spawner>::Lock, Shared<F>>,
+        mut shared: Guard<'_, F>,
         task: F::Task,
     ) -> Result<(), SubmitError<F::Task>> {
         let node = Node::with_task(self.spawner.signal(), task, state::WAITING);
@@ -359,14 +348,8 @@ impl<F: Flavor> Engine<F> {
             // in it, and it is ours again.
             state::CLOSED => Err(SubmitError::Closed(unsafe { node.take_task() })),
             // A worker slot was reserved for us (running was incremented).
-            state::GRANTED => {
-                // SAFETY: as for CLOSED.
-                let task = unsafe { node.take_task() };
-                self.start(handle, task).map_err(|task| {
-                    self.release_slot(SlotEnd::NotStarted);
-                    SubmitError::SpawnFailed(task)
-                })
-            }
+            // SAFETY: as for CLOSED.
+            state::GRANTED => self.start_or_hand_back(handle, unsafe { node.take_task() }),
             other => unreachable!("antpool: waiter woken in state {other}"),
         }
     }
@@ -377,6 +360,42 @@ impl<F: Flavor> Engine<F> {
         launch::spawn(handle, &self.spawner, task)?;
         self.spawned.fetch_add(1, Relaxed);
         Ok(())
+    }
+
+    /// Starts a worker for `task` (`running` already counts it); if none can be
+    /// started, gives the reservation back and the task to the caller.
+    fn start_or_hand_back<H: EngineRef<Self>>(
+        &self,
+        handle: &H,
+        task: F::Task,
+    ) -> Result<(), SubmitError<F::Task>> {
+        self.start(handle, task).map_err(|task| {
+            self.release_slot(SlotEnd::NotStarted);
+            SubmitError::SpawnFailed(task)
+        })
+    }
+
+    /// Starts a worker for `head`, the oldest queued task, just popped under
+    /// `shared` with `running` already counting the worker; the oldest waiter's
+    /// task moves into the room. `false` if no worker could be started: the task
+    /// is queued again (or handed to a worker that went idle meanwhile).
+    fn start_queued<H: EngineRef<Self>>(
+        &self,
+        handle: &H,
+        mut shared: Guard<'_, F>,
+        head: F::Task,
+    ) -> bool {
+        let moved = self.refill_backlog(&mut shared);
+        drop(shared);
+        moved.finish_all(state::SERVED);
+        match self.start(handle, head) {
+            Ok(()) => true,
+            Err(head) => {
+                self.requeue(head);
+                self.release_slot(SlotEnd::NotStarted);
+                false
+            }
+        }
     }
 
     /// Puts back a queued task that no worker could be started for: to an idle
@@ -686,12 +705,7 @@ impl<F: Flavor> Engine<F> {
                 break;
             };
             this.running.store(running + 1, Relaxed);
-            let moved = this.refill_backlog(&mut shared);
-            drop(shared);
-            moved.finish_all(state::SERVED);
-            if let Err(head) = this.start(handle, head) {
-                this.requeue(head);
-                this.release_slot(SlotEnd::NotStarted);
+            if !this.start_queued(handle, shared, head) {
                 return;
             }
             shared = this.shared.lock();
