@@ -155,7 +155,8 @@ pub trait WorkerQueue: Send + 'static {
         Self: Sized;
 
     /// Adds a worker as the newest. A stamp older than the newest stored one is
-    /// clamped up to it. A full fixed-size queue hands the worker back.
+    /// clamped up to it. A full fixed-size queue hands the worker back exactly as
+    /// it was given (unclamped).
     fn insert(&mut self, worker: IdleWorker) -> Result<(), IdleWorker>;
 
     /// Takes one worker out to give it a task: the newest for a stack, the oldest

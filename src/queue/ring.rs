@@ -67,8 +67,11 @@ impl<const N: usize> WorkerQueue for WorkerRing<N> {
     }
 
     fn insert(&mut self, worker: IdleWorker) -> Result<(), IdleWorker> {
-        let worker = clamp(worker, self.slots.back());
-        self.slots.push_back(worker)
+        if self.slots.is_full() {
+            return Err(worker); // handed back exactly as given
+        }
+        let clamped = clamp(worker, self.slots.back());
+        self.slots.push_back(clamped).map_err(|_| worker)
     }
 
     fn detach(&mut self) -> Option<IdleWorker> {

@@ -1,0 +1,19 @@
+//! `WorkerRingBuf` and `IdleQueue` (the std default, in both of its policies)
+//! against the reference model.
+#![no_main]
+
+#[path = "../../tests/model/mod.rs"]
+mod model;
+
+use antpool::WorkerQueue;
+use libfuzzer_sys::fuzz_target;
+use model::{Op, Shape};
+
+fuzz_target!(|data: &[u8]| {
+    let ops = Op::decode(data);
+    let fifo = Shape { fifo: true, capacity: Some(4) };
+    model::check(antpool::WorkerRingBuf::new(4), fifo, &ops);
+    model::check(antpool::IdleQueue::with_capacity(Some(4), true), fifo, &ops);
+    let lifo = Shape { fifo: false, capacity: None };
+    model::check(antpool::IdleQueue::with_capacity(Some(4), false), lifo, &ops);
+});

@@ -1,0 +1,15 @@
+//! `WorkerStack` (LIFO, growable) against the reference model in
+//! `tests/model/mod.rs`: every operation's result, the length after each step,
+//! stamps never decreasing, and the final contents.
+#![no_main]
+
+#[path = "../../tests/model/mod.rs"]
+mod model;
+
+use libfuzzer_sys::fuzz_target;
+use model::{Op, Shape};
+
+fuzz_target!(|data: &[u8]| {
+    let shape = Shape { fifo: false, capacity: None };
+    model::check(antpool::WorkerStack::new(), shape, &Op::decode(data));
+});

@@ -1,0 +1,352 @@
+//! Stress and fault tests: lots of tasks from several threads, panics, releases
+//! and tunes racing with submits, reboots, nested submits, failing spawners.
+//!
+//! Sized to finish in seconds on 2 cores in a release build (`.ci/run` runs them
+//! so); a debug build runs a fifth of each size. `ANTPOOL_STRESS=heavy` runs ten
+//! times the release size.
+
+mod common;
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use antpool::{Pool, PoolWithFunc, SubmitError};
+use common::{Counter, TestSpawner, eventually, os_threads};
+
+/// `release_size`, scaled for the build and `ANTPOOL_STRESS`.
+fn size(release_size: usize) -> usize {
+    let heavy = std::env::var("ANTPOOL_STRESS").is_ok_and(|v| v == "heavy");
+    match (heavy, cfg!(debug_assertions)) {
+        (true, _) => release_size * 10,
+        (false, false) => release_size,
+        (false, true) => release_size / 5,
+    }
+}
+
+const SUBMITTERS: usize = 4;
+
+#[test]
+fn four_submitters_run_a_million_tiny_tasks_each_exactly_counted() {
+    let per = size(1_000_000);
+    let pool = Arc::new(
+        PoolWithFunc::new(4, |counter: Arc<AtomicUsize>| {
+            counter.fetch_add(1, Ordering::Relaxed);
+        })
+        .unwrap(),
+    );
+    let executed = Arc::new(AtomicUsize::new(0));
+    let threads: Vec<_> = (0..SUBMITTERS)
+        .map(|_| {
+            let (pool, executed) = (pool.clone(), executed.clone());
+            thread::spawn(move || {
+                for _ in 0..per {
+                    pool.invoke(executed.clone()).unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    pool.release_timeout(Duration::from_secs(120)).unwrap();
+    assert_eq!(executed.load(Ordering::Relaxed), SUBMITTERS * per);
+    let stats = pool.stats();
+    assert_eq!(stats.completed, SUBMITTERS * per);
+    println!(
+        "{} tasks, {} threads started",
+        SUBMITTERS * per,
+        stats.spawned
+    );
+}
+
+#[test]
+fn one_percent_of_tasks_panic_and_nothing_else_changes() {
+    std::panic::set_hook(Box::new(|_| {}));
+    let per = size(50_000);
+    let cap = 4;
+    let panicked = Arc::new(AtomicUsize::new(0));
+    let p = panicked.clone();
+    let pool = Arc::new(
+        Pool::builder()
+            .capacity(cap)
+            .panic_handler(move |_| {
+                p.fetch_add(1, Ordering::Relaxed);
+            })
+            .build()
+            .unwrap(),
+    );
+    let executed = Arc::new(AtomicUsize::new(0));
+    let over_cap = Arc::new(AtomicBool::new(false));
+    let threads: Vec<_> = (0..SUBMITTERS)
+        .map(|t| {
+            let (pool, executed, over_cap) = (pool.clone(), executed.clone(), over_cap.clone());
+            thread::spawn(move || {
+                for i in 0..per {
+                    let (executed, p2) = (executed.clone(), pool.clone());
+                    let over_cap = over_cap.clone();
+                    pool.submit(move || {
+                        if p2.running() > cap {
+                            over_cap.store(true, Ordering::Relaxed);
+                        }
+                        if (t * per + i) % 100 == 0 {
+                            panic!("one in a hundred");
+                        }
+                        executed.fetch_add(1, Ordering::Relaxed);
+                    })
+                    .unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    pool.wait_idle();
+    let (done, failed) = (
+        executed.load(Ordering::Relaxed),
+        panicked.load(Ordering::Relaxed),
+    );
+    assert_eq!(done + failed, SUBMITTERS * per);
+    assert_eq!(failed, SUBMITTERS * per / 100);
+    assert_eq!(pool.stats().panicked, failed);
+    assert!(
+        !over_cap.load(Ordering::Relaxed),
+        "running exceeded the capacity"
+    );
+    assert!(pool.running() <= cap);
+    // Still serving.
+    assert_eq!(pool.spawn(|| 1).unwrap().join().unwrap(), 1);
+}
+
+#[test]
+fn release_while_four_threads_submit_loses_and_doubles_nothing() {
+    for round in 0..size(50) {
+        let pool = Arc::new(Pool::new(3).unwrap());
+        // Each task id is either run (recorded here) or handed back (recorded by
+        // its submitter): never both, never neither.
+        let ran = Arc::new(Mutex::new(Vec::new()));
+        let returned = Arc::new(Mutex::new(Vec::new()));
+        let threads: Vec<_> = (0..SUBMITTERS)
+            .map(|t| {
+                let (pool, ran, returned) = (pool.clone(), ran.clone(), returned.clone());
+                thread::spawn(move || {
+                    for i in 0..2_000 {
+                        let id = t * 1_000_000 + i;
+                        let ran = ran.clone();
+                        match pool.submit(move || ran.lock().unwrap().push(id)) {
+                            Ok(()) => {}
+                            Err(SubmitError::Closed(_task)) => returned.lock().unwrap().push(id),
+                            Err(e) => panic!("unexpected {e}"),
+                        }
+                    }
+                })
+            })
+            .collect();
+        thread::sleep(Duration::from_micros(200 * (round as u64 % 10)));
+        pool.release();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert!(eventually(|| pool.running() == 0));
+        let ran = ran.lock().unwrap();
+        let returned = returned.lock().unwrap();
+        let ran_set: HashSet<_> = ran.iter().collect();
+        assert_eq!(ran_set.len(), ran.len(), "round {round}: a task ran twice");
+        assert!(
+            returned.iter().all(|id| !ran_set.contains(id)),
+            "round {round}: returned and ran"
+        );
+        assert_eq!(
+            ran.len() + returned.len(),
+            SUBMITTERS * 2_000,
+            "round {round}: lost tasks"
+        );
+    }
+}
+
+#[test]
+fn tune_up_and_down_in_a_loop_under_load() {
+    let pool = Arc::new(
+        Pool::builder()
+            .capacity(4)
+            .max_queued_tasks(16)
+            .build()
+            .unwrap(),
+    );
+    let stop = Arc::new(AtomicBool::new(false));
+    let tuner = {
+        let (pool, stop) = (pool.clone(), stop.clone());
+        thread::spawn(move || {
+            let mut n = 0;
+            while !stop.load(Ordering::Relaxed) {
+                pool.tune(1 + n % 8);
+                n += 1;
+                thread::yield_now();
+            }
+            n
+        })
+    };
+    let done = Counter::new();
+    let per = size(25_000);
+    let threads: Vec<_> = (0..SUBMITTERS)
+        .map(|_| {
+            let (pool, done) = (pool.clone(), done.clone());
+            thread::spawn(move || {
+                for _ in 0..per {
+                    let d = done.clone();
+                    pool.submit(move || d.add()).unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    stop.store(true, Ordering::Relaxed);
+    let tunes = tuner.join().unwrap();
+    pool.wait_idle();
+    assert_eq!(done.get(), SUBMITTERS * per);
+    println!("{} tasks through {tunes} tunes", SUBMITTERS * per);
+}
+
+#[test]
+fn reboot_cycles_under_load() {
+    let pool = Arc::new(Pool::new(4).unwrap());
+    for cycle in 0..size(100) {
+        let done = Counter::new();
+        let mut returned = 0;
+        for _ in 0..200 {
+            let d = done.clone();
+            match pool.submit(move || d.add()) {
+                Ok(()) => {}
+                Err(SubmitError::Closed(_)) => returned += 1,
+                Err(e) => panic!("{e}"),
+            }
+        }
+        assert_eq!(returned, 0, "cycle {cycle}: the pool was open");
+        pool.release_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(done.get(), 200, "cycle {cycle}");
+        pool.reboot();
+    }
+}
+
+#[test]
+fn nested_submits_work_on_unbounded_and_nonblocking_pools() {
+    // Unbounded: a task may submit to its own pool and never deadlock.
+    let pool = Arc::new(Pool::unbounded());
+    let done = Counter::new();
+    for _ in 0..size(500) {
+        let (p, d) = (pool.clone(), done.clone());
+        pool.submit(move || {
+            let d2 = d.clone();
+            p.submit(move || d2.add()).unwrap();
+            d.add();
+        })
+        .unwrap();
+    }
+    pool.wait_idle();
+    assert_eq!(done.get(), 2 * size(500));
+
+    // Bounded and nonblocking: a nested submit is either taken or handed back, in
+    // which case the task runs it itself.
+    let pool = Arc::new(
+        Pool::builder()
+            .capacity(2)
+            .nonblocking(true)
+            .build()
+            .unwrap(),
+    );
+    let done = Counter::new();
+    let mut inline = 0;
+    for _ in 0..size(5_000) {
+        let (p, d) = (pool.clone(), done.clone());
+        let task = move || {
+            let d2 = d.clone();
+            if let Err(SubmitError::Overload(nested)) = p.submit(move || d2.add()) {
+                nested();
+            }
+            d.add();
+        };
+        match pool.submit(task) {
+            Ok(()) => {}
+            Err(SubmitError::Overload(task)) => {
+                inline += 1;
+                task();
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    pool.wait_idle();
+    assert_eq!(done.get(), 2 * size(5_000));
+    println!("{inline} outer tasks ran on the caller");
+}
+
+#[test]
+fn no_thread_is_left_behind_across_a_hundred_pools() {
+    // Other tests in this binary start threads too; measure against a floor that
+    // only this test's pools could raise, by waiting for the count to come back
+    // down to at most where it started.
+    let baseline = os_threads();
+    for cycle in 0..100 {
+        let pool = Pool::new(6).unwrap();
+        let done = Counter::new();
+        for _ in 0..48 {
+            let d = done.clone();
+            pool.submit(move || {
+                thread::sleep(Duration::from_micros(100));
+                d.add();
+            })
+            .unwrap();
+        }
+        pool.release_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(done.get(), 48, "cycle {cycle}");
+    }
+    assert!(
+        eventually(|| os_threads() <= baseline),
+        "{} threads, started with {baseline}",
+        os_threads()
+    );
+}
+
+#[test]
+fn a_spawner_that_fails_every_third_spawn_loses_nothing_and_never_hangs() {
+    let spawner = TestSpawner::failing(|n| n % 3 == 2);
+    let pool = Arc::new(
+        Pool::builder()
+            .capacity(4)
+            .expiry(Duration::from_millis(2))
+            .spawner(spawner.clone())
+            .build()
+            .unwrap(),
+    );
+    let (ran, returned) = (Counter::new(), Counter::new());
+    let threads: Vec<_> = (0..SUBMITTERS)
+        .map(|_| {
+            let (pool, ran, returned) = (pool.clone(), ran.clone(), returned.clone());
+            thread::spawn(move || {
+                for _ in 0..size(5_000) {
+                    let r = ran.clone();
+                    match pool.submit(move || r.add()) {
+                        Ok(()) => {}
+                        Err(SubmitError::SpawnFailed(task)) => {
+                            returned.add();
+                            task();
+                        }
+                        Err(e) => panic!("{e}"),
+                    }
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    pool.release_timeout(Duration::from_secs(30)).unwrap();
+    assert_eq!(ran.get(), SUBMITTERS * size(5_000));
+    assert!(returned.get() > 0, "some spawns failed");
+    assert_eq!(pool.running(), 0, "every reservation was given back");
+    assert!(eventually(|| spawner.live() == 0));
+}
