@@ -354,35 +354,37 @@ where
     C: Clock,
     S: Spawner,
 {
-    /// A pool running `func`, configured by `options`, on `queue` (usually
-    /// `WorkerRing::new()`), `clock` and `spawner`.
-    ///
-    /// `const`: in a `static` initialiser, invalid options are a compile error
-    /// that names the problem. At run time, [`try_new`](Self::try_new) returns the
-    /// [`BuildError`] instead of panicking.
-    ///
-    /// # Panics
-    ///
-    /// If `options` are invalid (see [`Options`]).
-    ///
-    /// ```
-    /// use antpool::{ManualClock, Options, StaticPoolWithFunc, StdSpawner, WorkerRing};
-    /// static CLOCK: ManualClock = ManualClock::new();
-    /// fn work(_: u8) {}
-    /// let pool = StaticPoolWithFunc::new(Options::new().capacity(2), work, WorkerRing::<2>::new(), &CLOCK, StdSpawner::new());
-    /// assert_eq!(pool.cap(), Some(2));
-    /// ```
-    pub const fn new(options: Options, func: fn(A), queue: Q, clock: C, spawner: S) -> Self {
-        let config = match options.config() {
-            Ok(config) if config.queue_limit != 0 => {
-                panic!("{}", BuildError::QueueUnsupported.message())
+    maybe_const_fn! {
+        /// A pool running `func`, configured by `options`, on `queue` (usually
+        /// `WorkerRing::new()`), `clock` and `spawner`.
+        ///
+        /// `const`: in a `static` initialiser, invalid options are a compile error
+        /// that names the problem. At run time, [`try_new`](Self::try_new) returns the
+        /// [`BuildError`] instead of panicking.
+        ///
+        /// # Panics
+        ///
+        /// If `options` are invalid (see [`Options`]).
+        ///
+        /// ```
+        /// use antpool::{ManualClock, Options, StaticPoolWithFunc, StdSpawner, WorkerRing};
+        /// static CLOCK: ManualClock = ManualClock::new();
+        /// fn work(_: u8) {}
+        /// let pool = StaticPoolWithFunc::new(Options::new().capacity(2), work, WorkerRing::<2>::new(), &CLOCK, StdSpawner::new());
+        /// assert_eq!(pool.cap(), Some(2));
+        /// ```
+        pub fn new(options: Options, func: fn(A), queue: Q, clock: C, spawner: S) -> Self {
+            let config = match options.config() {
+                Ok(config) if config.queue_limit != 0 => {
+                    panic!("{}", BuildError::QueueUnsupported.message())
+                }
+                Ok(config) => config,
+                Err(e) => panic!("{}", e.message()),
+            };
+            let exec = guard_default(CallFn::new(func));
+            StaticPoolWithFunc {
+                engine: Engine::new(config, queue, NoBacklog, clock, spawner, exec),
             }
-            Ok(config) => config,
-            Err(e) => panic!("{}", e.message()),
-        };
-        let exec = guard_default(CallFn::new(func));
-        StaticPoolWithFunc {
-            engine: Engine::new(config, queue, NoBacklog, clock, spawner, exec),
         }
     }
 

@@ -54,6 +54,8 @@
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
+#[macro_use]
+mod sync;
 mod clock;
 mod engine;
 mod error;

@@ -10,7 +10,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::time::Duration;
 
-use portable_atomic::{AtomicBool, AtomicUsize, Ordering};
+use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 
 use crate::clock::Clock;
 use crate::engine::{Engine, Flavor, Mode};

@@ -150,7 +150,12 @@ pub trait Spawner: Send + Sync + 'static {
     type Signal: Signal;
 
     /// The lock around the pool's idle queue and waiters.
+    #[cfg(not(antpool_loom))]
     type Lock: lock_api::RawMutex + Send + Sync;
+    /// The lock around the pool's idle queue and waiters (under loom, made at run
+    /// time: loom's atomics are not `const`).
+    #[cfg(antpool_loom)]
+    type Lock: lock_api::RawMutex + Send + Sync + Default;
 
     /// Starts a new thread of execution that calls [`Job::run`] exactly once.
     ///

@@ -15,7 +15,7 @@ use core::cell::UnsafeCell;
 use core::mem::MaybeUninit;
 use core::ptr::NonNull;
 
-use portable_atomic::{AtomicU8, Ordering};
+use crate::sync::{AtomicU8, Ordering};
 
 use super::{AbortOnUnwind, Engine, EngineRef, Flavor, SignalOf, worker};
 use crate::spawner::{Job, JobHeader, JobVTable, Signal, Spawner};

@@ -11,7 +11,7 @@
 use core::marker::PhantomData;
 use core::time::Duration;
 
-use portable_atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use crate::sync::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 
 use crate::clock::{Clock, Instant};
 use crate::error::{ReleaseError, SubmitError};
@@ -79,8 +79,9 @@ type SignalOf<F> = <<F as Flavor>::Spawner as Spawner>::Signal;
 type NodeOf<F> = Node<<F as Flavor>::Task, SignalOf<F>>;
 type ChainOf<F> = Chain<<F as Flavor>::Task, SignalOf<F>>;
 type ListOf<F> = List<<F as Flavor>::Task, SignalOf<F>>;
+type LockOf<F> = <<F as Flavor>::Spawner as Spawner>::Lock;
 /// The lock held on an engine's shared state.
-type Guard<'a, F> = lock_api::MutexGuard<'a, <<F as Flavor>::Spawner as Spawner>::Lock, Shared<F>>;
+type Guard<'a, F> = lock_api::MutexGuard<'a, LockOf<F>, Shared<F>>;
 
 /// How workers refer to their engine for as long as they live.
 pub(crate) trait EngineRef<E>: Clone + Send + Sync + 'static {
@@ -182,7 +183,7 @@ impl AbortOnUnwind {
 
 /// The engine of one pool.
 pub(crate) struct Engine<F: Flavor> {
-    shared: lock_api::Mutex<<F::Spawner as Spawner>::Lock, Shared<F>>,
+    shared: lock_api::Mutex<LockOf<F>, Shared<F>>,
     /// Live workers, busy or idle, plus reservations for workers being spawned.
     /// Written only under the lock; read anywhere.
     running: AtomicUsize,
@@ -205,49 +206,60 @@ pub(crate) struct Engine<F: Flavor> {
     exec: F::Exec,
 }
 
+/// The lock around an engine's shared state.
+#[cfg(not(antpool_loom))]
+const fn new_mutex<F: Flavor>(shared: Shared<F>) -> lock_api::Mutex<LockOf<F>, Shared<F>> {
+    lock_api::Mutex::const_new(<LockOf<F> as lock_api::RawMutex>::INIT, shared)
+}
+
+/// The lock around an engine's shared state (loom: made at run time).
+#[cfg(antpool_loom)]
+fn new_mutex<F: Flavor>(shared: Shared<F>) -> lock_api::Mutex<LockOf<F>, Shared<F>> {
+    lock_api::Mutex::from_raw(LockOf::<F>::default(), shared)
+}
+
 /// Adds one to a counter that only the lock holder writes.
 fn bump(counter: &AtomicUsize) {
     counter.store(counter.load(Relaxed).wrapping_add(1), Relaxed);
 }
 
 impl<F: Flavor> Engine<F> {
-    pub(crate) const fn new(
-        config: Config,
-        queue: F::Queue,
-        backlog: F::Backlog,
-        clock: F::Clock,
-        spawner: F::Spawner,
-        exec: F::Exec,
-    ) -> Self {
-        let cap = match config.capacity {
-            Some(cap) => cap,
-            None => usize::MAX,
-        };
-        Engine {
-            shared: lock_api::Mutex::const_new(
-                <<F::Spawner as Spawner>::Lock as lock_api::RawMutex>::INIT,
-                Shared {
+    maybe_const_fn! {
+        pub(crate) fn new(
+            config: Config,
+            queue: F::Queue,
+            backlog: F::Backlog,
+            clock: F::Clock,
+            spawner: F::Spawner,
+            exec: F::Exec,
+        ) -> Self {
+            let cap = match config.capacity {
+                Some(cap) => cap,
+                None => usize::MAX,
+            };
+            Engine {
+                shared: new_mutex(Shared {
                     idle: queue,
                     backlog,
                     waiters: List::new(),
                     drains: List::new(),
                     idlers: List::new(),
-                },
-            ),
-            running: AtomicUsize::new(0),
-            idle: AtomicUsize::new(0),
-            waiting: AtomicUsize::new(0),
-            queued: AtomicUsize::new(0),
-            cap: AtomicUsize::new(cap),
-            closed: AtomicBool::new(false),
-            completed: AtomicUsize::new(0),
-            panicked: AtomicUsize::new(0),
-            spawned: AtomicUsize::new(0),
-            retired: AtomicUsize::new(0),
-            config,
-            clock,
-            spawner,
-            exec,
+                }),
+                running: AtomicUsize::new(0),
+                idle: AtomicUsize::new(0),
+                waiting: AtomicUsize::new(0),
+                queued: AtomicUsize::new(0),
+                cap: AtomicUsize::new(cap),
+                closed: AtomicBool::new(false),
+                completed: AtomicUsize::new(0),
+                panicked: AtomicUsize::new(0),
+                spawned: AtomicUsize::new(0),
+                retired: AtomicUsize::new(0),
+                config,
+                clock,
+                spawner,
+                exec,
+            }
         }
     }
 

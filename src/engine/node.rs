@@ -19,7 +19,7 @@ use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 use core::ptr::NonNull;
 
-use portable_atomic::{AtomicU8, Ordering};
+use crate::sync::{AtomicU8, Ordering};
 
 use crate::spawner::Signal;
 
@@ -59,13 +59,15 @@ pub(crate) struct Node<T, Sig> {
 }
 
 impl<T, Sig: Signal> Node<T, Sig> {
-    /// An empty node in `state`.
-    pub(crate) const fn new(signal: Sig, state: u8) -> Self {
-        Node {
-            state: AtomicU8::new(state),
-            next: UnsafeCell::new(None),
-            task: UnsafeCell::new(MaybeUninit::uninit()),
-            signal,
+    maybe_const_fn! {
+        /// An empty node in `state`.
+        pub(crate) fn new(signal: Sig, state: u8) -> Self {
+            Node {
+                state: AtomicU8::new(state),
+                next: UnsafeCell::new(None),
+                task: UnsafeCell::new(MaybeUninit::uninit()),
+                signal,
+            }
         }
     }
 

@@ -29,6 +29,14 @@ pub struct StdLock {
     locked: AtomicBool,
 }
 
+impl Default for StdLock {
+    fn default() -> Self {
+        StdLock {
+            locked: AtomicBool::new(false),
+        }
+    }
+}
+
 // SAFETY: `lock` returns only once this thread flipped `locked` from false to true
 // (with Acquire), and `unlock` flips it back (with Release), so at most one holder
 // exists and each holder sees the previous holder's writes.

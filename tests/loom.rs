@@ -1,0 +1,306 @@
+//! Model checks of the hand-off protocol with [loom]: the real engine, driven
+//! through a loom `Spawner`, `Signal`, `Lock` and `Clock` written here against the
+//! public traits (which also shows the traits are truly pluggable). Loom runs each
+//! model under every interleaving of the atomics, locks and thread switches (up to
+//! a preemption bound), and fails on a deadlock, a lost wake-up or a failed
+//! assertion.
+//!
+//! ```text
+//! RUSTFLAGS="--cfg antpool_loom" cargo test --release --test loom
+//! ```
+//!
+//! Set `LOOM_MAX_PREEMPTIONS` to explore more (the default bound here is 1).
+//!
+//! [loom]: https://docs.rs/loom
+#![cfg(antpool_loom)]
+
+use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering::Relaxed as StdRelaxed};
+use std::time::Duration;
+
+use antpool::lock_api::{GuardSend, RawMutex};
+use antpool::{Clock, IdleQueue, Instant, Job, PoolWithFunc, Signal, Spawner, SubmitError};
+use loom::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use loom::sync::{Arc, Condvar, Mutex};
+use loom::thread;
+
+/// A binary semaphore for loom: a flag under a loom `Mutex`, waited for on a
+/// loom `Condvar`, shared through an `Arc` so `notify` can keep it alive past the
+/// moment its token becomes visible (rule 6). Blocking, not spinning: a lost
+/// wake-up is a deadlock, which loom reports. (loom 0.7's `park`/`unpark` lose
+/// the main thread's wake-ups, so they are not used.)
+struct LoomSignal(Arc<(Mutex<bool>, Condvar)>);
+
+impl Signal for LoomSignal {
+    fn wait(&self) {
+        let (token, cvar) = &*self.0;
+        let mut token = token.lock().unwrap();
+        while !*token {
+            token = cvar.wait(token).unwrap();
+        }
+        *token = false;
+    }
+
+    /// There is no time in loom: a timeout "runs out" as soon as other threads
+    /// have had a turn without leaving a token, which explores every race
+    /// between a timeout and a notify. `Duration::MAX` waits for good.
+    fn wait_timeout(&self, timeout: Duration) -> bool {
+        if timeout == Duration::MAX {
+            self.wait();
+            return true;
+        }
+        let (token, _) = &*self.0;
+        if std::mem::replace(&mut *token.lock().unwrap(), false) {
+            return true;
+        }
+        thread::yield_now();
+        std::mem::replace(&mut *token.lock().unwrap(), false)
+    }
+
+    unsafe fn notify(this: *const Self) {
+        // SAFETY: `this` is live until the token is published; we take our own
+        // `Arc` first and publish through it, touching nothing of `*this` after.
+        let inner = unsafe { (*this).0.clone() };
+        *inner.0.lock().unwrap() = true;
+        inner.1.notify_one();
+    }
+}
+
+/// A test-and-test-and-set spin lock that yields to loom while it waits. (A
+/// plain swap loop would not do: every failed swap is a write, and loom then
+/// never sees the waiter stand still, so it cannot tell it is spinning.)
+struct LoomLock(AtomicBool);
+
+impl Default for LoomLock {
+    fn default() -> Self {
+        LoomLock(AtomicBool::new(false))
+    }
+}
+
+// SAFETY: `lock` returns only after this thread swapped `false` to `true`
+// (Acquire), and `unlock` stores `false` (Release): one holder at a time.
+unsafe impl RawMutex for LoomLock {
+    #[allow(clippy::declare_interior_mutable_const)]
+    // Never used: under loom the pool makes its lock with `Default` (loom's
+    // atomics are not `const`).
+    const INIT: Self = panic!("loom atomics are not const; LoomLock is made with Default");
+    type GuardMarker = GuardSend;
+
+    fn lock(&self) {
+        loop {
+            while self.0.load(Ordering::Relaxed) {
+                thread::yield_now();
+            }
+            if self.try_lock() {
+                return;
+            }
+        }
+    }
+
+    fn try_lock(&self) -> bool {
+        self.0
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    unsafe fn unlock(&self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
+
+/// Starts each worker on a loom thread.
+#[derive(Clone)]
+struct LoomSpawner;
+
+struct RawJob(*mut core::ffi::c_void);
+// SAFETY: a `Job` (which is `Send`) in raw form, used once.
+unsafe impl Send for RawJob {}
+impl RawJob {
+    fn run(self) {
+        // SAFETY: from `Job::into_raw`, used once.
+        unsafe { Job::from_raw(self.0) }.run()
+    }
+}
+
+impl Spawner for LoomSpawner {
+    type Signal = LoomSignal;
+    type Lock = LoomLock;
+
+    fn spawn(&self, job: Job) -> Result<(), Job> {
+        let raw = RawJob(job.into_raw());
+        // Detached, like an OS thread; loom still checks it to completion.
+        drop(thread::spawn(move || raw.run()));
+        Ok(())
+    }
+
+    fn signal(&self) -> LoomSignal {
+        LoomSignal(Arc::new((Mutex::new(false), Condvar::new())))
+    }
+}
+
+/// A clock the model advances by hand.
+#[derive(Clone)]
+struct LoomClock(Arc<AtomicU64>);
+
+impl Clock for LoomClock {
+    fn now(&self) -> Instant {
+        Instant::from_nanos(self.0.load(Ordering::Acquire))
+    }
+}
+
+type LoomPool<F> = PoolWithFunc<u32, F, IdleQueue, LoomClock, LoomSpawner>;
+
+/// A pool of `cap` whose function adds its argument to `sum`.
+fn pool(
+    cap: usize,
+    purge: bool,
+    sum: Arc<AtomicUsize>,
+) -> (
+    LoomPool<impl Fn(u32) + Clone + Send + Sync + 'static>,
+    LoomClock,
+) {
+    let clock = LoomClock(Arc::new(AtomicU64::new(0)));
+    let pool = PoolWithFunc::builder_with(
+        move |n: u32| {
+            sum.fetch_add(n as usize, Ordering::Relaxed);
+        },
+        clock.clone(),
+        LoomSpawner,
+    )
+    .capacity(cap)
+    .expiry(Duration::from_nanos(10))
+    .disable_purge(!purge)
+    .build()
+    .unwrap();
+    (pool, clock)
+}
+
+/// Runs `model` under loom with the preemption bound, and reports how many
+/// interleavings were explored.
+fn check(name: &str, model: impl Fn() + Sync + Send + 'static) {
+    static RUNS: StdAtomicUsize = StdAtomicUsize::new(0);
+    let before = RUNS.load(StdRelaxed);
+    let mut builder = loom::model::Builder::new();
+    builder.max_branches = 10_000;
+    if builder.preemption_bound.is_none() {
+        builder.preemption_bound = Some(1);
+    }
+    builder.check(move || {
+        RUNS.fetch_add(1, StdRelaxed);
+        model();
+    });
+    println!(
+        "loom model `{name}`: {} interleavings explored",
+        RUNS.load(StdRelaxed) - before
+    );
+}
+
+#[test]
+fn hand_off_to_an_idle_or_busy_worker_runs_each_task_once() {
+    check("hand-off", || {
+        let sum = Arc::new(AtomicUsize::new(0));
+        let (pool, _clock) = pool(1, false, sum.clone());
+        pool.invoke(1).unwrap(); // starts the worker
+        pool.invoke(2).unwrap(); // to it when idle, or served by it from the waiters
+        pool.release_timeout(Duration::MAX).unwrap();
+        assert_eq!(sum.load(Ordering::Relaxed), 3);
+        assert_eq!(pool.running(), 0);
+    });
+}
+
+#[test]
+fn a_blocked_submitter_is_served_by_the_finishing_worker() {
+    check("waiter served", || {
+        let sum = Arc::new(AtomicUsize::new(0));
+        let (pool, _clock) = pool(1, false, sum.clone());
+        let pool = Arc::new(pool);
+        pool.invoke(1).unwrap();
+        let p = pool.clone();
+        let other = thread::spawn(move || p.invoke(2).unwrap());
+        pool.invoke(4).unwrap();
+        other.join().unwrap();
+        pool.release_timeout(Duration::MAX).unwrap();
+        assert_eq!(sum.load(Ordering::Relaxed), 7);
+    });
+}
+
+#[test]
+fn release_racing_a_submit_runs_or_returns_the_task() {
+    check("release vs submit", || {
+        let sum = Arc::new(AtomicUsize::new(0));
+        let (pool, _clock) = pool(1, false, sum.clone());
+        let pool = Arc::new(pool);
+        pool.invoke(1).unwrap();
+        let p = pool.clone();
+        let other = thread::spawn(move || match p.invoke(2) {
+            Ok(()) => 2,
+            Err(SubmitError::Closed(2)) => 0,
+            Err(e) => panic!("unexpected {e:?}"),
+        });
+        pool.release_timeout(Duration::MAX).unwrap();
+        let accepted = other.join().unwrap();
+        // Accepted tasks ran before the last worker exited; rejected ones came back.
+        assert_eq!(sum.load(Ordering::Relaxed), 1 + accepted);
+    });
+}
+
+#[test]
+fn tune_racing_a_worker_going_idle_serves_the_waiter_once() {
+    check("tune vs revert", || {
+        let sum = Arc::new(AtomicUsize::new(0));
+        let (pool, _clock) = pool(1, false, sum.clone());
+        let pool = Arc::new(pool);
+        pool.invoke(1).unwrap();
+        let p = pool.clone();
+        let other = thread::spawn(move || p.invoke(2).unwrap());
+        pool.tune(2); // may grant the waiter a slot, or find it already served
+        other.join().unwrap();
+        pool.release_timeout(Duration::MAX).unwrap();
+        assert_eq!(sum.load(Ordering::Relaxed), 3);
+        assert!(pool.stats().spawned <= 2);
+    });
+}
+
+#[test]
+fn expiry_racing_a_hand_off_never_hands_to_a_retired_worker() {
+    check("expiry vs hand-off", || {
+        let sum = Arc::new(AtomicUsize::new(0));
+        let (pool, clock) = pool(1, true, sum.clone());
+        let pool = Arc::new(pool);
+        pool.invoke(1).unwrap();
+        let p = pool.clone();
+        let other = thread::spawn(move || p.invoke(2).unwrap());
+        // Time passes: the idle worker may reap itself, or be purged, or be
+        // handed the task first.
+        clock.0.store(1_000, Ordering::Release);
+        pool.purge();
+        other.join().unwrap();
+        pool.release_timeout(Duration::MAX).unwrap();
+        assert_eq!(sum.load(Ordering::Relaxed), 3);
+        assert_eq!(pool.running(), 0);
+    });
+}
+
+#[test]
+fn wait_idle_returns_once_every_task_is_done() {
+    check("wait_idle", || {
+        let sum = Arc::new(AtomicUsize::new(0));
+        let (pool, _clock) = pool(2, false, sum.clone());
+        pool.invoke(1).unwrap();
+        pool.invoke(2).unwrap();
+        pool.wait_idle();
+        assert_eq!(sum.load(Ordering::Relaxed), 3);
+        pool.release_timeout(Duration::MAX).unwrap();
+    });
+}
+
+#[test]
+fn the_loom_signal_keeps_a_token_sent_before_the_wait() {
+    check("signal", || {
+        let s = Arc::new(LoomSpawner.signal());
+        let s2 = s.clone();
+        // SAFETY: `s2` keeps the signal alive for the whole call.
+        let t = thread::spawn(move || unsafe { Signal::notify(&*s2) });
+        s.wait();
+        t.join().unwrap();
+    });
+}
