@@ -12,7 +12,7 @@ use common::{Counter, eventually, os_threads};
 fn no_thread_outlives_release_timeout_across_many_pools() {
     let baseline = os_threads();
     let mut peak = baseline;
-    for cycle in 0..50 {
+    for cycle in 0..100 {
         let pool = Pool::new(8).unwrap();
         let done = Counter::new();
         for _ in 0..64 {

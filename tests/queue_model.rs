@@ -15,8 +15,16 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// 2 000 cases, or `PROPTEST_CASES` (CI sets a few for Miri).
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2_000)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2_000))]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     #[test]
     fn every_queue_behaves_like_the_model(ops in prop::collection::vec(op(), 0..200)) {
