@@ -1,0 +1,106 @@
+//! Process measurements: resident memory, threads, CPU time, and a sampler
+//! thread that records the peaks while a phase runs.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::thread;
+use std::time::Duration;
+
+/// A field of /proc/self/status, in its unit (kB for memory).
+fn status_field(name: &str) -> usize {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with(name))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Resident memory now, KiB.
+pub fn rss_kib() -> usize {
+    status_field("VmRSS:")
+}
+
+/// Peak resident memory of this process so far, KiB.
+pub fn peak_rss_kib() -> usize {
+    status_field("VmHWM:")
+}
+
+/// OS threads of this process now.
+pub fn threads() -> usize {
+    status_field("Threads:")
+}
+
+/// CPU time this process has used (user + system), seconds.
+pub fn cpu_seconds() -> f64 {
+    // SAFETY: an all-zero `rusage` is a valid value to be overwritten.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is a valid, writable `rusage`; RUSAGE_SELF is a valid target.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    assert_eq!(rc, 0, "getrusage failed");
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
+}
+
+/// Samples the thread count every millisecond until dropped, keeping the peak
+/// (not counting the sampler itself).
+pub struct ThreadSampler {
+    stop: Arc<AtomicBool>,
+    peak: Arc<AtomicUsize>,
+    handle: Option<thread::JoinHandle<()>>,
+}
+
+impl ThreadSampler {
+    /// Starts sampling.
+    pub fn start() -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let peak = Arc::new(AtomicUsize::new(0));
+        let (s, p) = (stop.clone(), peak.clone());
+        let handle = thread::spawn(move || {
+            while !s.load(Ordering::Relaxed) {
+                p.fetch_max(threads().saturating_sub(1), Ordering::Relaxed);
+                thread::sleep(Duration::from_millis(1));
+            }
+        });
+        ThreadSampler {
+            stop,
+            peak,
+            handle: Some(handle),
+        }
+    }
+
+    /// Stops sampling; the peak thread count seen, without the sampler.
+    pub fn finish(mut self) -> usize {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+        self.peak.load(Ordering::Relaxed)
+    }
+}
+
+/// Counts finished tasks and lets the caller wait for a number of them. A task
+/// pays one atomic add; the waiter polls (every 100 µs), so no peer pays for a
+/// wake-up it does not need.
+#[derive(Clone, Default)]
+pub struct Done(Arc<AtomicUsize>);
+
+impl Done {
+    /// Marks one task finished.
+    pub fn add(&self) {
+        self.0.fetch_add(1, Ordering::Release);
+    }
+
+    /// Finished tasks so far.
+    pub fn get(&self) -> usize {
+        self.0.load(Ordering::Acquire)
+    }
+
+    /// Blocks until `n` tasks have finished.
+    pub fn wait_for(&self, n: usize) {
+        while self.get() < n {
+            thread::sleep(Duration::from_micros(100));
+        }
+    }
+}

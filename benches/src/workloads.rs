@@ -1,0 +1,326 @@
+//! The workloads, each measured in its own process (see `main.rs`). Every
+//! function returns its metrics as JSON.
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::measure::{Done, ThreadSampler, cpu_seconds, peak_rss_kib, rss_kib, threads};
+use crate::peers::{Kind, Peer};
+
+/// What `run` measures, and with which sizes.
+#[derive(Clone, Copy, Debug)]
+pub enum Workload {
+    /// `tasks` tasks that each sleep `sleep_ms`, on `cap` workers.
+    Sleepy {
+        cap: usize,
+        tasks: usize,
+        sleep_ms: u64,
+    },
+    /// The same sleeps on `cap` plain threads and no pool: the floor.
+    SleepyFloor {
+        cap: usize,
+        tasks: usize,
+        sleep_ms: u64,
+    },
+    /// `tasks` tiny tasks from `submitters` threads, on `cap` workers.
+    Tiny {
+        cap: usize,
+        tasks: usize,
+        submitters: usize,
+    },
+    /// `n` submissions to a warmed, idle pool, `gap_us` apart.
+    Latency { cap: usize, n: usize, gap_us: u64 },
+    /// `workers` workers made idle: memory, CPU while idle, expiry.
+    Idle { workers: usize, idle_ms: u64 },
+    /// `tasks` tasks of `task_us` of CPU from `submitters` threads on `cap`.
+    Backpressure {
+        cap: usize,
+        tasks: usize,
+        submitters: usize,
+        task_us: u64,
+    },
+}
+
+/// A short arithmetic chain the compiler cannot fold, plus the atomic add.
+fn tiny_work(counter: &AtomicU64, seed: u64) {
+    let mut x = black_box(seed);
+    for _ in 0..8 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+    }
+    counter.fetch_add(x & 1, Ordering::Relaxed);
+}
+
+/// Busy-waits `us` microseconds (a task that uses the CPU, not sleeps).
+fn spin_for(us: u64) {
+    let until = Instant::now() + Duration::from_micros(us);
+    while Instant::now() < until {
+        std::hint::spin_loop();
+    }
+}
+
+/// Runs `workload` on `kind` in this process and returns its metrics.
+pub fn run(kind: Option<Kind>, workload: Workload) -> Value {
+    match workload {
+        Workload::Sleepy {
+            cap,
+            tasks,
+            sleep_ms,
+        } => sleepy(kind.expect("a peer"), cap, tasks, sleep_ms),
+        Workload::SleepyFloor {
+            cap,
+            tasks,
+            sleep_ms,
+        } => sleepy_floor(cap, tasks, sleep_ms),
+        Workload::Tiny {
+            cap,
+            tasks,
+            submitters,
+        } => tiny(kind.expect("a peer"), cap, tasks, submitters),
+        Workload::Latency { cap, n, gap_us } => latency(kind.expect("a peer"), cap, n, gap_us),
+        Workload::Idle { workers, idle_ms } => idle(kind.expect("a peer"), workers, idle_ms),
+        Workload::Backpressure {
+            cap,
+            tasks,
+            submitters,
+            task_us,
+        } => backpressure(kind.expect("a peer"), cap, tasks, submitters, task_us),
+    }
+}
+
+fn sleepy(kind: Kind, cap: usize, tasks: usize, sleep_ms: u64) -> Value {
+    let sampler = ThreadSampler::start();
+    let cpu0 = cpu_seconds();
+    let start = Instant::now();
+    let peer = Peer::new(kind, cap);
+    let done = Done::default();
+    for _ in 0..tasks {
+        let done = done.clone();
+        peer.submit(Box::new(move || {
+            thread::sleep(Duration::from_millis(sleep_ms));
+            done.add();
+        }));
+    }
+    done.wait_for(tasks);
+    let wall = start.elapsed().as_secs_f64();
+    json!({
+        "wall_s": wall,
+        "ideal_s": (tasks as f64 / cap as f64).ceil() * sleep_ms as f64 / 1e3,
+        "peak_threads": sampler.finish(),
+        "peak_rss_kib": peak_rss_kib(),
+        "cpu_s": cpu_seconds() - cpu0,
+    })
+}
+
+fn sleepy_floor(cap: usize, tasks: usize, sleep_ms: u64) -> Value {
+    let sampler = ThreadSampler::start();
+    let cpu0 = cpu_seconds();
+    let start = Instant::now();
+    let threads: Vec<_> = (0..cap)
+        .map(|i| {
+            let mine = tasks / cap + usize::from(i < tasks % cap);
+            thread::spawn(move || {
+                for _ in 0..mine {
+                    thread::sleep(Duration::from_millis(sleep_ms));
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("floor thread");
+    }
+    let wall = start.elapsed().as_secs_f64();
+    json!({
+        "wall_s": wall,
+        "ideal_s": (tasks as f64 / cap as f64).ceil() * sleep_ms as f64 / 1e3,
+        "peak_threads": sampler.finish(),
+        "peak_rss_kib": peak_rss_kib(),
+        "cpu_s": cpu_seconds() - cpu0,
+    })
+}
+
+fn tiny(kind: Kind, cap: usize, tasks: usize, submitters: usize) -> Value {
+    let peer = Arc::new(Peer::new(kind, cap));
+    let counter = Arc::new(AtomicU64::new(0));
+    let done = Done::default();
+    let per = tasks / submitters;
+    let total = per * submitters;
+    let sampler = ThreadSampler::start();
+    let cpu0 = cpu_seconds();
+    let start = Instant::now();
+    let threads: Vec<_> = (0..submitters)
+        .map(|s| {
+            let (peer, counter, done) = (peer.clone(), counter.clone(), done.clone());
+            thread::spawn(move || {
+                for i in 0..per {
+                    let (counter, done) = (counter.clone(), done.clone());
+                    let seed = (s * per + i) as u64;
+                    peer.submit(Box::new(move || {
+                        tiny_work(&counter, seed);
+                        done.add();
+                    }));
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("submitter");
+    }
+    done.wait_for(total);
+    let wall = start.elapsed();
+    json!({
+        "tasks": total,
+        "ns_per_task": wall.as_nanos() as f64 / total as f64,
+        "peak_rss_kib": peak_rss_kib(),
+        "cpu_s": cpu_seconds() - cpu0,
+        "peak_threads": sampler.finish(),
+    })
+}
+
+fn latency(kind: Kind, cap: usize, n: usize, gap_us: u64) -> Value {
+    let peer = Peer::new(kind, cap);
+    // Warm up: every worker started once, then idle.
+    let warm = Done::default();
+    for _ in 0..cap {
+        let warm = warm.clone();
+        peer.submit(Box::new(move || warm.add()));
+    }
+    warm.wait_for(cap);
+    thread::sleep(Duration::from_millis(20));
+    let origin = Instant::now();
+    let started: Arc<Vec<AtomicU64>> = Arc::new((0..n).map(|_| AtomicU64::new(0)).collect());
+    let mut submitted = Vec::with_capacity(n);
+    let done = Done::default();
+    for i in 0..n {
+        let (started, done) = (started.clone(), done.clone());
+        submitted.push(origin.elapsed().as_nanos() as u64);
+        peer.submit(Box::new(move || {
+            started[i].store(origin.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            done.add();
+        }));
+        thread::sleep(Duration::from_micros(gap_us));
+    }
+    done.wait_for(n);
+    let mut lat: Vec<f64> = (0..n)
+        .map(|i| {
+            started[i]
+                .load(Ordering::Relaxed)
+                .saturating_sub(submitted[i]) as f64
+                / 1e3
+        })
+        .collect();
+    lat.sort_by(|a, b| a.total_cmp(b));
+    let pct = |p: f64| lat[((lat.len() - 1) as f64 * p).round() as usize];
+    json!({
+        "p50_us": pct(0.50),
+        "p99_us": pct(0.99),
+        "p999_us": pct(0.999),
+        "mean_us": lat.iter().sum::<f64>() / lat.len() as f64,
+    })
+}
+
+fn idle(kind: Kind, workers: usize, idle_ms: u64) -> Value {
+    let threads0 = threads();
+    let rss0 = rss_kib();
+    let peer = Peer::new(kind, workers);
+    // Make `workers` distinct workers: every task waits until all have started.
+    let started = Arc::new(AtomicUsize::new(0));
+    let done = Done::default();
+    for _ in 0..workers {
+        let (started, done) = (started.clone(), done.clone());
+        peer.submit(Box::new(move || {
+            started.fetch_add(1, Ordering::SeqCst);
+            while started.load(Ordering::SeqCst) < workers {
+                thread::sleep(Duration::from_micros(200));
+            }
+            done.add();
+        }));
+    }
+    done.wait_for(workers);
+    thread::sleep(Duration::from_millis(50));
+    let idle_threads = threads().saturating_sub(threads0);
+    let rss_idle = rss_kib().saturating_sub(rss0);
+    let cpu0 = cpu_seconds();
+    thread::sleep(Duration::from_millis(idle_ms));
+    let idle_cpu = cpu_seconds() - cpu0;
+    // Expiry: antpool, tokio and rusty_pool retire idle workers after 1 s here;
+    // smol's blocking after 500 ms; threadpool, rayon and blocking-threadpool never.
+    thread::sleep(Duration::from_millis(2_500u64.saturating_sub(idle_ms)));
+    json!({
+        "idle_threads": idle_threads,
+        "rss_per_idle_worker_kib": rss_idle as f64 / workers as f64,
+        "idle_cpu_percent": idle_cpu / (idle_ms as f64 / 1e3) * 100.0,
+        "threads_after_expiry": threads().saturating_sub(threads0),
+    })
+}
+
+fn backpressure(kind: Kind, cap: usize, tasks: usize, submitters: usize, task_us: u64) -> Value {
+    let peer = Arc::new(Peer::new(kind, cap));
+    let done = Done::default();
+    let per = tasks / submitters;
+    let total = per * submitters;
+    let start = Instant::now();
+    let threads: Vec<_> = (0..submitters)
+        .map(|_| {
+            let (peer, done) = (peer.clone(), done.clone());
+            thread::spawn(move || {
+                for _ in 0..per {
+                    let done = done.clone();
+                    peer.submit(Box::new(move || {
+                        spin_for(task_us);
+                        done.add();
+                    }));
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("submitter");
+    }
+    done.wait_for(total);
+    let wall = start.elapsed().as_secs_f64();
+    // The rejection path: saturate the pool, then time failed non-blocking submits.
+    let rejection_ns = {
+        let hold = Arc::new(AtomicUsize::new(0));
+        for _ in 0..cap {
+            let hold = hold.clone();
+            peer.submit(Box::new(move || {
+                while hold.load(Ordering::Acquire) == 0 {
+                    thread::sleep(Duration::from_micros(100));
+                }
+            }));
+        }
+        thread::sleep(Duration::from_millis(20));
+        let tries = 100_000;
+        let t0 = Instant::now();
+        let mut rejected = 0usize;
+        let mut supported = true;
+        for _ in 0..tries {
+            match peer.try_submit(Box::new(|| ())) {
+                Some(Err(task)) => {
+                    rejected += 1;
+                    drop(task);
+                }
+                Some(Ok(())) => {}
+                None => {
+                    supported = false;
+                    break;
+                }
+            }
+        }
+        let ns = t0.elapsed().as_nanos() as f64 / tries as f64;
+        hold.store(1, Ordering::Release);
+        (supported && rejected == tries).then_some(ns)
+    };
+    json!({
+        "tasks_per_s": total as f64 / wall,
+        "peak_rss_kib": peak_rss_kib(),
+        "rejection_ns": rejection_ns,
+    })
+}
