@@ -1,17 +1,17 @@
-//! How a worker executes a task: [`RunTask`] calls a boxed closure, [`CallFn`]
+//! How a worker executes a task: [`RunTask`] calls a closure (inline or boxed), [`CallFn`]
 //! calls the pool's one function; with `std`, [`Guarded`] wraps either to catch
 //! panics and hand their payload to the panic handler.
 
 use crate::engine::{Execute, Outcome};
 
-/// Calls a boxed closure ([`Pool`](crate::Pool)'s tasks).
+/// Calls a closure ([`Pool`](crate::Pool)'s tasks).
 #[cfg(feature = "alloc")]
 pub(crate) struct RunTask;
 
 #[cfg(feature = "alloc")]
-impl Execute<crate::Task> for RunTask {
-    fn execute(&self, task: crate::Task) -> Outcome {
-        task();
+impl Execute<crate::task::SmallTask> for RunTask {
+    fn execute(&self, task: crate::task::SmallTask) -> Outcome {
+        task.run();
         Outcome::Completed
     }
 }

@@ -72,6 +72,8 @@ mod spawner;
 mod stats;
 #[cfg(feature = "std")]
 mod std;
+#[cfg(feature = "alloc")]
+mod task;
 
 pub use clock::{Clock, Instant, ManualClock};
 pub use error::{BuildError, ReleaseError, SubmitError};

@@ -22,6 +22,7 @@ use crate::pool::{Pool, Task};
 use crate::queue::WorkerQueue;
 use crate::spawner::Spawner;
 use crate::stats::Stats;
+use crate::task::SmallTask;
 
 /// How a multi-pool picks the pool for each task.
 ///
@@ -450,7 +451,9 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
     where
         F: FnOnce() + Send + 'static,
     {
-        self.shards.submit(Box::new(task), Mode::Block)
+        self.shards
+            .submit(SmallTask::new(task), Mode::Block)
+            .map_err(|e| e.map(SmallTask::into_box))
     }
 
     /// Like [`submit`](MultiPool::submit), but never blocks.
@@ -464,7 +467,9 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
     where
         F: FnOnce() + Send + 'static,
     {
-        self.shards.submit(Box::new(task), Mode::Try)
+        self.shards
+            .submit(SmallTask::new(task), Mode::Try)
+            .map_err(|e| e.map(SmallTask::into_box))
     }
 
     /// Runs `f` on one of the pools and returns a handle to its result; see

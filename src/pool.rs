@@ -14,8 +14,11 @@ use crate::exec::{Guarded, RunTask};
 use crate::options::PoolBuilder;
 use crate::queue::{IdleQueue, WorkerQueue};
 use crate::spawner::Spawner;
+use crate::task::SmallTask;
 
-/// A task as [`Pool`] stores it, and as [`SubmitError`] hands it back.
+/// A task as [`SubmitError`] hands it back (and as `release_drain` returns it).
+/// Inside the pool a small closure travels inline, without this box; it is
+/// boxed only when handed back.
 ///
 /// ```
 /// use antpool::{Pool, SubmitError};
@@ -28,7 +31,8 @@ use crate::spawner::Spawner;
 pub type Task = Box<dyn FnOnce() + Send + 'static>;
 
 /// The engine flavor of a [`Pool`].
-pub(crate) type PoolFlavor<Q, C, S> = Parts<Task, Q, TaskQueue<Task>, C, S, Guarded<RunTask>>;
+pub(crate) type PoolFlavor<Q, C, S> =
+    Parts<SmallTask, Q, TaskQueue<SmallTask>, C, S, Guarded<RunTask>>;
 type PoolEngine<Q, C, S> = Engine<PoolFlavor<Q, C, S>>;
 
 macro_rules! pool_struct {
@@ -173,7 +177,8 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     where
         F: FnOnce() + Send + 'static,
     {
-        Engine::submit(&self.engine, Box::new(task), Mode::Block)
+        Engine::submit(&self.engine, SmallTask::new(task), Mode::Block)
+            .map_err(|e| e.map(SmallTask::into_box))
     }
 
     /// Runs `f` on a worker like [`submit`](Pool::submit), and returns a
@@ -215,7 +220,8 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     where
         F: FnOnce() + Send + 'static,
     {
-        Engine::submit(&self.engine, Box::new(task), Mode::Try)
+        Engine::submit(&self.engine, SmallTask::new(task), Mode::Try)
+            .map_err(|e| e.map(SmallTask::into_box))
     }
 }
 
@@ -262,7 +268,8 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     /// drop(hold);
     /// ```
     pub fn release_drain(&self) -> Vec<Task> {
-        self.engine.release_drain().into_vec()
+        let tasks = self.engine.release_drain().into_vec();
+        tasks.into_iter().map(SmallTask::into_box).collect()
     }
 }
 
