@@ -12,6 +12,8 @@ pub type Task = Box<dyn FnOnce() + Send + 'static>;
 pub enum Kind {
     /// antpool's `Pool`, default options.
     Antpool,
+    /// antpool's `Pool` in queue mode with a bounded queue of 64 tasks.
+    AntpoolQueue,
     /// `threadpool` (unbounded queue).
     Threadpool,
     /// `rayon::ThreadPool::spawn`.
@@ -32,8 +34,9 @@ pub enum Kind {
 
 impl Kind {
     /// All peers, antpool first.
-    pub const ALL: [Kind; 9] = [
+    pub const ALL: [Kind; 10] = [
         Kind::Antpool,
+        Kind::AntpoolQueue,
         Kind::Threadpool,
         Kind::Rayon,
         Kind::Tokio,
@@ -48,6 +51,7 @@ impl Kind {
     pub fn name(self) -> &'static str {
         match self {
             Kind::Antpool => "antpool",
+            Kind::AntpoolQueue => "antpool (queue 64)",
             Kind::Threadpool => "threadpool",
             Kind::Rayon => "rayon",
             Kind::Tokio => "tokio-spawn_blocking",
@@ -121,6 +125,13 @@ impl Peer {
     pub fn new(kind: Kind, cap: usize) -> Peer {
         match kind {
             Kind::Antpool => Peer::Antpool(antpool::Pool::new(cap).expect("valid capacity")),
+            Kind::AntpoolQueue => Peer::Antpool(
+                antpool::Pool::builder()
+                    .capacity(cap)
+                    .max_queued_tasks(64)
+                    .build()
+                    .expect("valid options"),
+            ),
             Kind::Threadpool => Peer::Threadpool(threadpool::ThreadPool::new(cap)),
             Kind::Rayon => Peer::Rayon(
                 rayon::ThreadPoolBuilder::new()

@@ -250,8 +250,8 @@ fn idle(kind: Kind, workers: usize, idle_ms: u64) -> Value {
     thread::sleep(Duration::from_millis(idle_ms));
     let idle_cpu = cpu_seconds() - cpu0;
     // Expiry: antpool, tokio and rusty_pool retire idle workers after 1 s here;
-    // smol's blocking after 500 ms; threadpool, rayon and blocking-threadpool never.
-    thread::sleep(Duration::from_millis(2_500u64.saturating_sub(idle_ms)));
+    // threadpool and rayon never. Measured 2.5 s after the tasks ended.
+    thread::sleep(Duration::from_millis(2_450u64.saturating_sub(idle_ms)));
     json!({
         "idle_threads": idle_threads,
         "rss_per_idle_worker_kib": rss_idle as f64 / workers as f64,
