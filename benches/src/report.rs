@@ -425,6 +425,16 @@ fn svg_chart(title: &str, rows: &[&Row], series: &[(&str, &str)], unit: &str) ->
             lx = label_w - 8.0,
             ty = y0 + row_h / 2.0
         );
+        if let Some(error) = &r.error {
+            let _ = writeln!(
+                svg,
+                r##"<text x="{lx}" y="{ty}" fill="#b00">did not finish: {}</text>"##,
+                escape(error),
+                lx = label_w + 4.0,
+                ty = y0 + row_h / 2.0
+            );
+            continue;
+        }
         for (j, (metric, _)) in series.iter().enumerate() {
             let y = y0 + j as f64 * bar_h;
             let Some(s) = r.get(metric) else {
@@ -474,10 +484,9 @@ fn svg_chart(title: &str, rows: &[&Row], series: &[(&str, &str)], unit: &str) ->
 /// Writes one SVG per workload variant into `dir`.
 pub fn write_charts(rows: &[Row], dir: &Path) {
     for (family, variant, group) in groups(rows) {
-        let ok: Vec<&Row> = group.into_iter().filter(|r| r.error.is_none()).collect();
         let (series, subtitle, unit) = chart_spec(&family);
         let title = format!("{family}, {variant}: {subtitle}");
-        let svg = svg_chart(&title, &ok, &series, unit);
+        let svg = svg_chart(&title, &group, &series, unit);
         let file = format!(
             "{family}-{}.svg",
             variant
