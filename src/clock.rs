@@ -116,6 +116,41 @@ impl Instant {
     }
 }
 
+/// How many ticks of a `hz` tick counter to block for so that **at least** `d`
+/// passes: `d` rounded up to whole ticks, plus one, because the tick that is
+/// running when the wait starts is already partly over. Zero for a zero `d`;
+/// saturates at `u64::MAX`. `hz` of 0 is treated as 1.
+///
+/// This is what an RTOS port's [`Signal::wait_timeout`](crate::Signal::wait_timeout)
+/// needs: a kernel's "block for n ticks" wakes anywhere from n − 1 to n tick
+/// periods later, and the pool relies on a timed wait not returning early
+/// (`release_timeout`, expiry). A port must not pass the result straight to a
+/// kernel whose "wait forever" value is the counter's maximum (FreeRTOS's
+/// `portMAX_DELAY`): clamp it below that, and wait again for the rest.
+///
+/// ```
+/// use antpool::ticks_at_least;
+/// use core::time::Duration;
+///
+/// assert_eq!(ticks_at_least(Duration::ZERO, 1_000), 0);
+/// assert_eq!(ticks_at_least(Duration::from_millis(50), 1_000), 51);
+/// assert_eq!(ticks_at_least(Duration::from_micros(1), 1_000), 2); // part of a tick: a whole one
+/// assert_eq!(ticks_at_least(Duration::from_millis(15), 100), 3); // 1.5 ticks at 100 Hz
+/// assert_eq!(ticks_at_least(Duration::MAX, 1_000), u64::MAX);
+/// ```
+pub const fn ticks_at_least(d: Duration, hz: u32) -> u64 {
+    if d.is_zero() {
+        return 0;
+    }
+    let hz = if hz == 0 { 1 } else { hz as u128 };
+    let whole = (d.as_nanos() * hz).div_ceil(1_000_000_000) + 1;
+    if whole > u64::MAX as u128 {
+        u64::MAX
+    } else {
+        whole as u64
+    }
+}
+
 /// A monotonic time source.
 ///
 /// The pool reads it when a worker goes idle and when it looks for workers that

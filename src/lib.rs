@@ -31,7 +31,7 @@
 //! | [`Builder`], [`Options`] | every option, validated into [`BuildError`] |
 //! | [`SubmitError`], [`ReleaseError`] | rejected tasks come back inside the error |
 //! | [`WorkerQueue`]: [`WorkerStack`], [`WorkerRing`], [`WorkerRingBuf`], [`IdleQueue`] | the idle-worker policy (LIFO, FIFO, fixed, chosen at build) |
-//! | [`Clock`], [`Instant`], [`ManualClock`] | time, and a clock for tests |
+//! | [`Clock`], [`Instant`], [`ManualClock`], [`ticks_at_least`] | time, a clock for tests, and tick arithmetic for RTOS ports |
 //! | [`Spawner`], [`Signal`], [`Job`] | the platform seam a port implements |
 //! | [`StdSpawner`], [`StdSignal`], [`StdLock`], [`StdClock`] | the std platform |
 //!
@@ -75,7 +75,7 @@ mod std;
 #[cfg(feature = "alloc")]
 mod task;
 
-pub use clock::{Clock, Instant, ManualClock};
+pub use clock::{Clock, Instant, ManualClock, ticks_at_least};
 pub use error::{BuildError, ReleaseError, SubmitError};
 pub use exec::WorkFn;
 #[cfg(feature = "alloc")]
