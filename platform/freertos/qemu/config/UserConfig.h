@@ -1,0 +1,5 @@
+/* Included by freertos-next's FreeRTOSConfig.h (freertos-build's user_config_dir).
+ *
+ * Two notification slots per task: antpool's pool signals use slot 1, leaving
+ * slot 0 to stream and message buffers, as the port's README recommends. */
+#define configTASK_NOTIFICATION_ARRAY_ENTRIES 2

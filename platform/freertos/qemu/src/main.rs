@@ -1,0 +1,391 @@
+//! antpool on FreeRTOS on a Cortex-M3: QEMU's `mps2-an385` board, the kernel's
+//! `ARM_CM3` port, real SysTick and PendSV task switching.
+//!
+//! A [`StaticPoolWithFunc`] in a `static` (an idle ring of fixed size, no heap)
+//! whose workers are FreeRTOS tasks runs a batch of jobs; the program checks
+//! what the Posix simulator test checks, on the real port:
+//!
+//! * every job ran exactly once, never more than `CAP` at a time, and workers
+//!   did overlap (the kernel switched between tasks holding jobs);
+//! * every worker is a FreeRTOS task, and idle ones expire on the tick clock;
+//! * `release_timeout` ends every worker task, and a released pool refuses work;
+//! * nothing on the Rust heap: a counting global allocator sees no allocation;
+//! * how much of each worker's stack its jobs used (the high-water mark).
+//!
+//! It prints `N passed, N failed` over semihosting and exits QEMU with 0 when
+//! all passed. Run it from this directory: `cargo run --release`.
+
+#![no_std]
+#![no_main]
+
+use core::alloc::{GlobalAlloc, Layout};
+use core::ffi::{CStr, c_char, c_long, c_ulong, c_void};
+use core::fmt::Arguments;
+use core::panic::PanicInfo;
+use core::sync::atomic::{AtomicU8, AtomicUsize, Ordering::Relaxed};
+use core::time::Duration;
+
+use antpool::{Options, StaticPoolWithFunc, SubmitError, WorkerRing};
+use antpool_freertos::{FreeRtosSpawner, TickClock};
+use cortex_m_rt::entry;
+use cortex_m_semihosting::{debug, hprintln};
+use freertos_next::FreeRtosAllocator;
+
+const TICK_HZ: u32 = 1_000;
+const CAP: usize = 4;
+const JOBS: usize = 2_000;
+const EXPIRY_TICKS: u64 = 100;
+/// Each worker's stack, in words (4 bytes on the Cortex-M3). An unoptimised
+/// build needs about four times what a release build does.
+const WORKER_STACK_WORDS: u32 = if cfg!(debug_assertions) { 1024 } else { 256 };
+
+// ---------------------------------------------------------------------------
+// The kernel calls the demo makes itself (the pool's go through antpool-freertos).
+
+type BaseType = c_long;
+type UBaseType = c_ulong;
+type TickType = c_ulong;
+type TaskHandle = *mut c_void;
+
+unsafe extern "C" {
+    fn xTaskCreate(
+        code: unsafe extern "C" fn(*mut c_void),
+        name: *const c_char,
+        stack_depth: c_ulong,
+        parameters: *mut c_void,
+        priority: UBaseType,
+        created: *mut TaskHandle,
+    ) -> BaseType;
+    fn vTaskStartScheduler();
+    fn vTaskDelay(ticks: TickType);
+    fn xTaskGetTickCount() -> TickType;
+    fn uxTaskGetNumberOfTasks() -> UBaseType;
+    fn uxTaskGetStackHighWaterMark(task: TaskHandle) -> UBaseType;
+}
+
+fn ticks() -> u64 {
+    // SAFETY: reads the tick count; callable from any task.
+    u64::from(unsafe { xTaskGetTickCount() })
+}
+
+fn delay(ticks: u32) {
+    // SAFETY: blocks the calling task (always a task here, never an interrupt).
+    unsafe { vTaskDelay(ticks) }
+}
+
+fn task_count() -> usize {
+    // SAFETY: reads a kernel counter.
+    unsafe { uxTaskGetNumberOfTasks() as usize }
+}
+
+/// Waits (in 1-tick steps) up to `limit` ticks for `done`; the ticks it took.
+fn wait_until(limit: u64, mut done: impl FnMut() -> bool) -> Option<u64> {
+    let start = ticks();
+    loop {
+        if done() {
+            return Some(ticks() - start);
+        }
+        if ticks() - start > limit {
+            return None;
+        }
+        delay(1);
+    }
+}
+
+/// The smallest stack reserve (in words) the calling task has ever had.
+fn own_stack_high_water() -> usize {
+    // SAFETY: NULL means the calling task, which is alive.
+    unsafe { uxTaskGetStackHighWaterMark(core::ptr::null_mut()) as usize }
+}
+
+fn spawn(name: &'static CStr, entry: unsafe extern "C" fn(*mut c_void), words: u32, prio: u32) {
+    // SAFETY: `entry` never returns (it exits QEMU), `name` is 'static, and no
+    // parameter or handle is passed.
+    let made = unsafe {
+        xTaskCreate(
+            entry,
+            name.as_ptr(),
+            words,
+            core::ptr::null_mut(),
+            prio,
+            core::ptr::null_mut(),
+        )
+    };
+    if made != 1 {
+        fail(format_args!("cannot create task {name:?}"));
+    }
+}
+
+fn fail(why: Arguments<'_>) -> ! {
+    hprintln!("FAILED: {}", why);
+    debug::exit(debug::EXIT_FAILURE);
+    #[allow(clippy::empty_loop)]
+    loop {}
+}
+
+// ---------------------------------------------------------------------------
+// No Rust heap: `freertos-next` links `alloc`, so a global allocator must exist;
+// this one counts, and the demo checks that the count stays 0.
+
+struct CountingAllocator;
+
+static RUST_ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards to FreeRTOS's heap_4 (`pvPortMalloc`, 8-byte aligned), which
+// is all the demo would get if anything allocated; nothing should.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        RUST_ALLOCATIONS.fetch_add(1, Relaxed);
+        if layout.align() > 8 {
+            return core::ptr::null_mut();
+        }
+        // SAFETY: the caller's contract, passed on.
+        unsafe { FreeRtosAllocator.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `alloc` above.
+        unsafe { FreeRtosAllocator.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+// ---------------------------------------------------------------------------
+// The pool and what its jobs record.
+
+/// How many times each job ran.
+static RAN: [AtomicU8; JOBS] = [const { AtomicU8::new(0) }; JOBS];
+/// Jobs running right now, and the most seen at once.
+static ACTIVE: AtomicUsize = AtomicUsize::new(0);
+static MOST: AtomicUsize = AtomicUsize::new(0);
+/// The smallest stack reserve any worker had while running a job (words).
+static WORKER_HIGH_WATER: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+fn job(id: usize) {
+    let now = ACTIVE.fetch_add(1, Relaxed) + 1;
+    MOST.fetch_max(now, Relaxed);
+    // Some CPU work, and now and then a block, so that workers overlap and the
+    // kernel switches between tasks that hold jobs.
+    let mut x = id as u32;
+    for _ in 0..100 {
+        x = core::hint::black_box(x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223));
+    }
+    if id % 16 == 0 {
+        delay(1);
+    }
+    WORKER_HIGH_WATER.fetch_min(own_stack_high_water(), Relaxed);
+    RAN[id].fetch_add(1, Relaxed);
+    ACTIVE.fetch_sub(1, Relaxed);
+}
+
+/// Workers at the controller's priority (time-sliced with it), on notification
+/// slot 1 (the kernel is built with two slots).
+const SPAWNER: FreeRtosSpawner = FreeRtosSpawner::new()
+    .name(c"ap-worker")
+    .stack_words(WORKER_STACK_WORDS)
+    .priority(2)
+    .notify_index(1)
+    .tick_hz(TICK_HZ);
+
+static POOL: StaticPoolWithFunc<usize, WorkerRing<CAP>, TickClock, FreeRtosSpawner> =
+    StaticPoolWithFunc::new(
+        Options::new()
+            .capacity(CAP)
+            .expiry(Duration::from_millis(EXPIRY_TICKS)),
+        job,
+        WorkerRing::new(),
+        TickClock::new(TICK_HZ),
+        SPAWNER,
+    );
+
+// ---------------------------------------------------------------------------
+// The checks, run by one controlling task.
+
+struct Checks {
+    passed: usize,
+    failed: usize,
+}
+
+impl Checks {
+    fn check(&mut self, what: &str, ok: bool, detail: Arguments<'_>) {
+        if ok {
+            self.passed += 1;
+            hprintln!("  ok    {} ({})", what, detail);
+        } else {
+            self.failed += 1;
+            hprintln!("  FAIL  {} ({})", what, detail);
+        }
+    }
+}
+
+const CONTROLLER_STACK_WORDS: u32 = 1024;
+
+unsafe extern "C" fn controller(_: *mut c_void) {
+    hprintln!(
+        "antpool on FreeRTOS V11.2.0, ARM_CM3 port, QEMU mps2-an385; tick {} Hz",
+        TICK_HZ
+    );
+    hprintln!(
+        "pool: StaticPoolWithFunc in a static, WorkerRing<{}>, worker stacks {} words",
+        CAP,
+        WORKER_STACK_WORDS
+    );
+    let mut checks = Checks {
+        passed: 0,
+        failed: 0,
+    };
+    let baseline = task_count();
+    let heap_before = RUST_ALLOCATIONS.load(Relaxed);
+
+    // 1. A batch of jobs: each exactly once, within capacity, on worker tasks.
+    let start = ticks();
+    for id in 0..JOBS {
+        if let Err(e) = POOL.invoke(id) {
+            fail(format_args!("invoke({id}) refused: {e:?}"));
+        }
+    }
+    POOL.wait_idle();
+    let taken = ticks() - start;
+    let once = RAN.iter().filter(|r| r.load(Relaxed) == 1).count();
+    checks.check(
+        "every job ran exactly once",
+        once == JOBS,
+        format_args!("{once} of {JOBS} jobs once, in {taken} ticks"),
+    );
+    let most = MOST.load(Relaxed);
+    checks.check(
+        "never more than the capacity at once, and workers overlapped",
+        (2..=CAP).contains(&most),
+        format_args!("at most {most} jobs at once, capacity {CAP}"),
+    );
+    let workers = POOL.running();
+    checks.check(
+        "every worker is a FreeRTOS task",
+        workers >= 1 && task_count() == baseline + workers,
+        format_args!(
+            "{workers} workers, {} tasks, {baseline} before",
+            task_count()
+        ),
+    );
+    let high_water = WORKER_HIGH_WATER.load(Relaxed);
+    checks.check(
+        "the worker stacks had room to spare",
+        high_water != usize::MAX && high_water >= 32,
+        format_args!(
+            "{} of {} words used at most, {} never touched",
+            WORKER_STACK_WORDS as usize - high_water,
+            WORKER_STACK_WORDS,
+            high_water
+        ),
+    );
+
+    // 2. Idle workers expire on the tick clock, and their tasks are deleted.
+    let idle_from = ticks();
+    delay((EXPIRY_TICKS / 2) as u32);
+    let alive_half_way = POOL.running();
+    let expired = wait_until(4 * EXPIRY_TICKS, || {
+        POOL.running() == 0 && task_count() == baseline
+    });
+    checks.check(
+        "idle workers expire on the tick clock and their tasks are deleted",
+        alive_half_way == workers && expired.is_some(),
+        format_args!(
+            "{alive_half_way}/{workers} alive at {} ticks idle, none {} ticks after going idle",
+            EXPIRY_TICKS / 2,
+            ticks() - idle_from
+        ),
+    );
+
+    // 3. Release ends every worker task, and a released pool refuses work.
+    for id in 0..CAP {
+        POOL.invoke(id)
+            .unwrap_or_else(|e| fail(format_args!("{e:?}")));
+    }
+    let busy = POOL.running();
+    let released = POOL.release_timeout(Duration::from_secs(2));
+    let cleaned = wait_until(100, || task_count() == baseline);
+    checks.check(
+        "release_timeout ends every worker task",
+        busy >= 1 && released.is_ok() && cleaned.is_some(),
+        format_args!(
+            "{busy} workers, {released:?}, {} tasks after, {baseline} before",
+            task_count()
+        ),
+    );
+    let refused = POOL.invoke(JOBS);
+    checks.check(
+        "a released pool hands the argument back",
+        matches!(refused, Err(SubmitError::Closed(n)) if n == JOBS),
+        format_args!("{refused:?}"),
+    );
+
+    // 4. No Rust heap anywhere in the pool.
+    let allocations = RUST_ALLOCATIONS.load(Relaxed) - heap_before;
+    checks.check(
+        "no Rust heap allocation",
+        allocations == 0,
+        format_args!("{allocations} allocations"),
+    );
+    let stats = POOL.stats();
+    hprintln!(
+        "stats: {} completed, {} workers spawned, {} retired; controller stack: {} of {} words used",
+        stats.completed,
+        stats.spawned,
+        stats.retired,
+        CONTROLLER_STACK_WORDS as usize - own_stack_high_water(),
+        CONTROLLER_STACK_WORDS
+    );
+
+    hprintln!(
+        "antpool on FreeRTOS (QEMU Cortex-M3): {} passed, {} failed",
+        checks.passed,
+        checks.failed
+    );
+    debug::exit(if checks.failed == 0 {
+        debug::EXIT_SUCCESS
+    } else {
+        debug::EXIT_FAILURE
+    });
+    #[allow(clippy::empty_loop)]
+    loop {}
+}
+
+/// Ends the run if the checks have not finished in 60 s of ticks.
+unsafe extern "C" fn watchdog(_: *mut c_void) {
+    delay(60_000);
+    fail(format_args!("the demo did not finish in 60 000 ticks"))
+}
+
+#[entry]
+fn main() -> ! {
+    spawn(c"controller", controller, CONTROLLER_STACK_WORDS, 2);
+    spawn(c"watchdog", watchdog, 256, 4);
+    // SAFETY: called once, from main, before any task runs; it does not return
+    // unless the kernel cannot make its idle task.
+    unsafe { vTaskStartScheduler() };
+    fail(format_args!("the scheduler did not start"))
+}
+
+// ---------------------------------------------------------------------------
+// Hooks the kernel and the runtime call.
+
+/// `configCHECK_FOR_STACK_OVERFLOW 2` calls this when a task overran its stack.
+#[unsafe(no_mangle)]
+extern "C" fn vApplicationStackOverflowHook(_task: TaskHandle, name: *const c_char) {
+    // SAFETY: the kernel passes the task's NUL-terminated name.
+    let name = unsafe { CStr::from_ptr(name) };
+    fail(format_args!("stack overflow in task {name:?}"))
+}
+
+#[panic_handler]
+fn panic(info: &PanicInfo<'_>) -> ! {
+    fail(format_args!("panic: {info}"))
+}
+
+/// Reached on a fault; ends the run instead of hanging.
+#[cortex_m_rt::exception]
+unsafe fn HardFault(frame: &cortex_m_rt::ExceptionFrame) -> ! {
+    fail(format_args!("hard fault at pc {:#010x}", frame.pc()))
+}
