@@ -46,7 +46,16 @@
 //! | `alloc` | via `std` | [`Pool`], [`PoolWithFunc`], [`WorkerStack`], [`WorkerRingBuf`], [`IdleQueue`] |
 //! | (none) | | [`StaticPoolWithFunc`] + [`WorkerRing`] + your `Spawner` and `Clock`: no heap |
 //! | `critical-section` | no | atomics through `critical-section` on targets without CAS (thumbv6m) |
-//! | `unsafe-assume-single-core` | no | atomics by disabling interrupts, single-core only |
+//!
+//! Single-core targets without CAS may instead build with
+//! `RUSTFLAGS="--cfg portable_atomic_unsafe_assume_single_core"`.
+//!
+//! ## Ports
+//!
+//! The std platform is built in. FreeRTOS is the crate `antpool-freertos`
+//! (`platform/freertos` in the repository: tasks, task notifications, the tick
+//! clock, critical sections), tested on the kernel's Posix simulator and on a
+//! Cortex-M3 under QEMU; its README says how to port antpool to another RTOS.
 
 #![cfg_attr(not(feature = "std"), no_std)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
