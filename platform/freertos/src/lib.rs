@@ -22,11 +22,20 @@
 //!   uses (index 0 is also used by stream and message buffers: if the
 //!   application uses those, give the pool index 1);
 //! * `configSUPPORT_DYNAMIC_ALLOCATION 1` (workers are made with `xTaskCreate`),
-//!   `INCLUDE_vTaskDelete 1`, `INCLUDE_xTaskGetCurrentTaskHandle 1`;
+//!   `INCLUDE_vTaskDelete 1`, `INCLUDE_xTaskGetCurrentTaskHandle 1`, and
+//!   `INCLUDE_xTaskGetSchedulerState 1` (or `configUSE_TIMERS 1`): a pool used
+//!   before the scheduler runs panics instead of hanging;
 //! * one core (`configNUMBER_OF_CORES 1`: the lock is `vPortEnterCritical`);
-//! * `TickType_t`, `BaseType_t`, `UBaseType_t` and `StackType_t` as wide as C's
-//!   `unsigned long` / `long` (true of the Posix, Cortex-M and RISC-V ports, with
+//! * a port that exports `vPortEnterCritical` / `vPortExitCritical` as functions
+//!   (ARM Cortex-M and Posix do; where `portENTER_CRITICAL` is only a macro, as
+//!   on RISC-V, add the two-function C shim from `README.md`);
+//! * `TickType_t`, `BaseType_t`, `UBaseType_t`, `StackType_t` and
+//!   `configSTACK_DEPTH_TYPE` as wide as C's `unsigned long` / `long` (true of
+//!   the Posix, Cortex-M and RISC-V ports with their default configuration, with
 //!   32- or 64-bit ticks).
+//!
+//! Pools must be used from tasks: not from `main` before the scheduler starts,
+//! and never from an interrupt.
 //!
 //! A whole pool, in a `static`, with no heap (the QEMU demo runs this shape):
 //!
@@ -107,6 +116,8 @@ mod sys {
     pub(crate) const PD_PASS: BaseType = 1;
     /// `pdTRUE`.
     pub(crate) const PD_TRUE: BaseType = 1;
+    /// `taskSCHEDULER_RUNNING`.
+    pub(crate) const SCHEDULER_RUNNING: BaseType = 2;
     /// `portMAX_DELAY`: "wait forever" when `INCLUDE_vTaskSuspend` is 1.
     pub(crate) const MAX_DELAY: TickType = TickType::MAX;
 
@@ -133,6 +144,7 @@ mod sys {
             previous_value: *mut u32,
         ) -> BaseType;
         pub(crate) fn vTaskSetTimeOutState(timeout: *mut TimeOut);
+        pub(crate) fn xTaskGetSchedulerState() -> BaseType;
         pub(crate) fn vPortEnterCritical();
         pub(crate) fn vPortExitCritical();
     }
@@ -156,11 +168,11 @@ mod sys {
 /// ```
 /// use antpool_freertos::FreeRtosSpawner;
 ///
-/// const SPAWNER: FreeRtosSpawner = FreeRtosSpawner::new()
+/// // SAFETY: the kernel is built with configTASK_NOTIFICATION_ARRAY_ENTRIES >= 2.
+/// const SPAWNER: FreeRtosSpawner = unsafe { FreeRtosSpawner::new().notify_index(1) }
 ///     .name(c"worker")     // the task name (at most configMAX_TASK_NAME_LEN - 1 shown)
 ///     .stack_words(768)    // words of StackType_t, not bytes
 ///     .priority(3)         // FreeRTOS priority of every worker
-///     .notify_index(1)     // notification slot 1 (slot 0 left to stream buffers)
 ///     .tick_hz(1_000);     // configTICK_RATE_HZ
 /// assert_eq!(SPAWNER.get_stack_words(), 768);
 /// assert_eq!(SPAWNER.get_priority(), 3);
@@ -238,16 +250,24 @@ impl FreeRtosSpawner {
         self
     }
 
-    /// The task-notification index the pool's signals use: it must be below
-    /// `configTASK_NOTIFICATION_ARRAY_ENTRIES`, and nothing else may use it on
-    /// the tasks that submit or run tasks ([`Signal`] rule 3). FreeRTOS's stream
-    /// and message buffers use index 0.
+    /// The task-notification index the pool's signals use (default 0). Nothing
+    /// else may use it on the tasks that submit or run tasks ([`Signal`] rule 3);
+    /// FreeRTOS's stream and message buffers use index 0, so a program that has
+    /// those gives the pool index 1.
+    ///
+    /// # Safety
+    ///
+    /// `index` must be below the kernel's `configTASK_NOTIFICATION_ARRAY_ENTRIES`.
+    /// The kernel indexes each task's notification arrays with it, checked only
+    /// by `configASSERT` (often compiled out), and this crate cannot read the
+    /// kernel's configuration. Index 0 is always valid.
     ///
     /// ```
-    /// let spawner = antpool_freertos::FreeRtosSpawner::new().notify_index(1);
+    /// // SAFETY: the kernel is built with configTASK_NOTIFICATION_ARRAY_ENTRIES 2.
+    /// let spawner = unsafe { antpool_freertos::FreeRtosSpawner::new().notify_index(1) };
     /// assert_eq!(spawner.get_notify_index(), 1);
     /// ```
-    pub const fn notify_index(mut self, index: UBaseType) -> Self {
+    pub const unsafe fn notify_index(mut self, index: UBaseType) -> Self {
         self.notify_index = index;
         self
     }
@@ -386,10 +406,23 @@ impl Spawner for FreeRtosSpawner {
         }
     }
 
+    /// # Panics
+    ///
+    /// If the scheduler is not running (before `vTaskStartScheduler`, or
+    /// between `vTaskSuspendAll` and `xTaskResumeAll`): the pool would block
+    /// the calling code on a notification no task can receive. Use pools from
+    /// tasks only, never from `main` before the scheduler or from an interrupt.
     fn signal(&self) -> TaskSignal {
+        // SAFETY: reads one kernel variable; callable from any context.
+        let state = unsafe { sys::xTaskGetSchedulerState() };
+        assert!(
+            state == sys::SCHEDULER_RUNNING,
+            "antpool-freertos: a pool must be used from a running task \
+             (xTaskGetSchedulerState() = {state}, not taskSCHEDULER_RUNNING)"
+        );
         TaskSignal {
-            // SAFETY: called on a running task (the pool makes signals only on the
-            // task that will wait on them), where this returns that task.
+            // SAFETY: the scheduler runs (checked above) and the pool makes signals
+            // only on the task that will wait on them, so this returns that task.
             task: unsafe { sys::xTaskGetCurrentTaskHandle() },
             index: self.notify_index,
             tick_hz: self.tick_hz,
@@ -410,7 +443,11 @@ impl Spawner for FreeRtosSpawner {
 /// (rule 6: the signal itself is read before the call).
 ///
 /// Made by [`FreeRtosSpawner`] (through [`Spawner::signal`]) on the task that
-/// waits on it.
+/// waits on it. Every signal a task makes shares that task's slot. That is
+/// sound because the pool never has two signals of one task in use at once, and
+/// when a timed wait loses the race with a notify, the pool waits once more to
+/// take the token before it lets the signal go — so no stale token is left to
+/// end the task's next wait early.
 ///
 /// ```no_run
 /// use antpool::{Signal, Spawner};
@@ -441,7 +478,8 @@ impl TaskSignal {
     /// Takes the token, waiting at most `ticks` (`MAX_DELAY` excluded).
     fn take(&self, ticks: TickType) -> bool {
         // SAFETY: called by the task that made the signal (rule 4), on its own
-        // notification slot; clear-on-exit makes the slot a binary semaphore.
+        // notification slot, whose index is in bounds (`notify_index`'s
+        // contract); clear-on-exit makes the slot a binary semaphore.
         unsafe { sys::ulTaskGenericNotifyTake(self.index, sys::PD_TRUE, ticks) != 0 }
     }
 }
@@ -474,8 +512,9 @@ impl Signal for TaskSignal {
         // we copy what we need out of it first and never touch it again.
         let (task, index) = unsafe { ((*this).task, (*this).index) };
         // SAFETY: `task` is the live task that owns the signal (it cannot be
-        // deleted before it consumed this token); eIncrement with a NULL
-        // previous-value pointer is `xTaskNotifyGiveIndexed`.
+        // deleted before it consumed this token); `index` is in bounds
+        // (`notify_index`'s contract); eIncrement with a NULL previous-value
+        // pointer is `xTaskNotifyGiveIndexed`.
         unsafe {
             sys::xTaskGenericNotify(task, index, 0, sys::E_INCREMENT, ptr::null_mut());
         }
@@ -526,9 +565,12 @@ pub struct CriticalSection {
     held: core::sync::atomic::AtomicBool,
 }
 
-// SAFETY: `lock` enters a kernel critical section, inside which no other task
-// runs on this (single) core, so no second holder can exist until `unlock`
-// leaves it; `GuardNoSend` keeps the unlock on the task that locked.
+// SAFETY: `try_lock` (and `lock` through it) enters a kernel critical section,
+// inside which no other task runs on this (single) core, and takes the lock only
+// if `held` is clear, so there is never a second holder — not another task, nor
+// the holder itself re-entering (the sections nest, `held` does not). `held` is
+// cleared before `unlock` leaves the section; `GuardNoSend` keeps the unlock on
+// the task that locked.
 unsafe impl RawMutex for CriticalSection {
     #[allow(clippy::declare_interior_mutable_const)] // `lock_api`'s initialiser constant
     const INIT: Self = CriticalSection {
@@ -536,15 +578,29 @@ unsafe impl RawMutex for CriticalSection {
     };
     type GuardMarker = GuardNoSend;
 
+    /// # Panics
+    ///
+    /// If this task already holds this lock: inside the critical section no
+    /// other task runs, so `held` can only be our own. (Kernel critical sections
+    /// nest, so without the check a second guard would alias the first.)
     fn lock(&self) {
-        // SAFETY: called from a task (the pool never locks from an interrupt).
-        unsafe { sys::vPortEnterCritical() };
-        self.held.store(true, core::sync::atomic::Ordering::Relaxed);
+        if !self.try_lock() {
+            panic!("antpool-freertos: CriticalSection locked again by the task that holds it");
+        }
     }
 
     fn try_lock(&self) -> bool {
-        // Entering a critical section cannot fail or wait.
-        self.lock();
+        // SAFETY: called from a task (the pool never locks from an interrupt;
+        // the Cortex-M ports configASSERT that).
+        unsafe { sys::vPortEnterCritical() };
+        if self.held.load(core::sync::atomic::Ordering::Relaxed) {
+            // Held by this very task (nobody else runs while it holds it):
+            // leave the nested section we just entered, and fail.
+            // SAFETY: entered just above, on this task.
+            unsafe { sys::vPortExitCritical() };
+            return false;
+        }
+        self.held.store(true, core::sync::atomic::Ordering::Relaxed);
         true
     }
 
@@ -676,11 +732,11 @@ mod tests {
 
     #[test]
     fn spawner_options_are_kept() {
-        let s = FreeRtosSpawner::new()
+        // SAFETY: only stored and read back; no kernel call uses it.
+        let s = unsafe { FreeRtosSpawner::new().notify_index(2) }
             .name(c"x")
             .stack_words(100)
             .priority(4)
-            .notify_index(2)
             .tick_hz(250);
         assert_eq!(s.get_name(), c"x");
         assert_eq!(s.get_stack_words(), 100);

@@ -13,18 +13,18 @@ use std::time::Duration;
 use antpool::{
     Options, PoolWithFunc, Signal, Spawner, StaticPoolWithFunc, SubmitError, WorkerRing,
 };
-use antpool_freertos::{FreeRtosSpawner, TickClock};
+use antpool_freertos::{CriticalSection, FreeRtosSpawner, TickClock};
 use antpool_freertos_sim::{Checks, delay, run, say, spawn_task, task_count, ticks, wait_until};
 
 const TICK_HZ: u32 = 1_000;
 const CLOCK: TickClock = TickClock::new(TICK_HZ);
 /// Workers at the controller's priority (2), on notification slot 1 (the
 /// kernel is built with two slots; slot 0 stays free for stream buffers).
-const SPAWNER: FreeRtosSpawner = FreeRtosSpawner::new()
+// SAFETY: index 1 is below configTASK_NOTIFICATION_ARRAY_ENTRIES (2, sim/config).
+const SPAWNER: FreeRtosSpawner = unsafe { FreeRtosSpawner::new().notify_index(1) }
     .name(c"ap-worker")
     .stack_words(1024)
     .priority(2)
-    .notify_index(1)
     .tick_hz(TICK_HZ);
 
 const CAP: usize = 4;
@@ -67,16 +67,57 @@ impl Ledger {
 }
 
 fn main() {
-    run("antpool on FreeRTOS (Posix simulator)", |checks| {
+    // Before the scheduler runs, a pool cannot block anyone: making a signal
+    // must panic (with a message), not hang.
+    std::panic::set_hook(Box::new(|_| {}));
+    let early = std::panic::catch_unwind(|| SPAWNER.signal());
+    let _ = std::panic::take_hook();
+    let early_message = match &early {
+        Ok(_) => String::from("no panic"),
+        Err(payload) => payload
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_default(),
+    };
+    run("antpool on FreeRTOS (Posix simulator)", move |checks| {
         say!("FreeRTOS V11.2.0, Posix port, tick {TICK_HZ} Hz; {SPAWNER:?}");
+        checks.check(
+            "a signal made before the scheduler runs panics instead of hanging",
+            early.is_err() && early_message.contains("running task"),
+            early_message,
+        );
         let baseline = task_count();
         signal_contract(checks);
+        critical_section_has_one_holder(checks);
         every_job_once_within_capacity_then_expiry(checks, baseline);
         release_timeout_ends_every_worker_task(checks, baseline);
         blocked_submitter_is_woken(checks, baseline);
         spawn_failure_hands_the_argument_back(checks);
         static_pool_without_heap(checks, baseline);
     })
+}
+
+/// The pool's lock on FreeRTOS has one holder at a time, its own task included
+/// (kernel critical sections nest; the lock must not).
+fn critical_section_has_one_holder(checks: &mut Checks) {
+    use antpool::lock_api::RawMutex;
+    say!("critical section");
+    let lock = CriticalSection::INIT;
+    lock.lock();
+    let second = lock.try_lock();
+    let still_held = lock.is_locked();
+    // SAFETY: locked above by this task, once (the failed try_lock took nothing).
+    unsafe { lock.unlock() };
+    let free_again = !lock.is_locked() && lock.try_lock();
+    // SAFETY: the successful try_lock just above.
+    unsafe { lock.unlock() };
+    checks.check(
+        "a held CriticalSection refuses a second holder, and frees on unlock",
+        !second && still_held && free_again,
+        format!(
+            "second try_lock = {second}, held after it = {still_held}, free again = {free_again}"
+        ),
+    );
 }
 
 /// The port's `Signal` keeps the antpool contract on the kernel.
@@ -95,7 +136,8 @@ fn signal_contract(checks: &mut Checks) {
     let slept = ticks() - start;
     checks.check(
         "a wait without a token times out, no earlier than asked",
-        !woken && (50..70).contains(&slept),
+        // 50 ms at 1 kHz from part-way through a tick: 51 tick boundaries.
+        !woken && (51..70).contains(&slept),
         format!("woken = {woken}, slept {slept} ticks for 50 ms"),
     );
     // SAFETY: as above.

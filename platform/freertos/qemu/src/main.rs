@@ -63,9 +63,19 @@ unsafe extern "C" {
     fn uxTaskGetStackHighWaterMark(task: TaskHandle) -> UBaseType;
 }
 
+/// The pool's clock: the tick count extended to 64 bits. The kernel starts its
+/// 32-bit tick 60 ticks before the wrap (config/UserConfig.h), so every
+/// measurement here crosses it.
+const CLOCK: TickClock = TickClock::new(TICK_HZ);
+
 fn ticks() -> u64 {
+    CLOCK.ticks()
+}
+
+/// The kernel's own 32-bit tick count.
+fn raw_ticks() -> u32 {
     // SAFETY: reads the tick count; callable from any task.
-    u64::from(unsafe { xTaskGetTickCount() })
+    unsafe { xTaskGetTickCount() }
 }
 
 fn delay(ticks: u32) {
@@ -182,11 +192,11 @@ fn job(id: usize) {
 
 /// Workers at the controller's priority (time-sliced with it), on notification
 /// slot 1 (the kernel is built with two slots).
-const SPAWNER: FreeRtosSpawner = FreeRtosSpawner::new()
+// SAFETY: index 1 is below configTASK_NOTIFICATION_ARRAY_ENTRIES (2, config/).
+const SPAWNER: FreeRtosSpawner = unsafe { FreeRtosSpawner::new().notify_index(1) }
     .name(c"ap-worker")
     .stack_words(WORKER_STACK_WORDS)
     .priority(2)
-    .notify_index(1)
     .tick_hz(TICK_HZ);
 
 static POOL: StaticPoolWithFunc<usize, WorkerRing<CAP>, TickClock, FreeRtosSpawner> =
@@ -196,7 +206,7 @@ static POOL: StaticPoolWithFunc<usize, WorkerRing<CAP>, TickClock, FreeRtosSpawn
             .expiry(Duration::from_millis(EXPIRY_TICKS)),
         job,
         WorkerRing::new(),
-        TickClock::new(TICK_HZ),
+        CLOCK,
         SPAWNER,
     );
 
@@ -236,6 +246,7 @@ unsafe extern "C" fn controller(_: *mut c_void) {
         passed: 0,
         failed: 0,
     };
+    let (raw_start, clock_start) = (raw_ticks(), ticks());
     let baseline = task_count();
     let heap_before = RUST_ALLOCATIONS.load(Relaxed);
 
@@ -321,7 +332,17 @@ unsafe extern "C" fn controller(_: *mut c_void) {
         format_args!("{refused:?}"),
     );
 
-    // 4. No Rust heap anywhere in the pool.
+    // 4. The 32-bit tick wrapped under the pool, and its clock did not.
+    let (raw_end, clock_end) = (raw_ticks(), ticks());
+    checks.check(
+        "the 32-bit tick wrapped during the run; the pool's clock went on",
+        raw_end < raw_start && clock_end > clock_start,
+        format_args!(
+            "kernel tick {raw_start:#010x} -> {raw_end:#010x}, clock {clock_start:#x} -> {clock_end:#x}"
+        ),
+    );
+
+    // 5. No Rust heap anywhere in the pool.
     let allocations = RUST_ALLOCATIONS.load(Relaxed) - heap_before;
     checks.check(
         "no Rust heap allocation",

@@ -3,3 +3,6 @@
  * Two notification slots per task: antpool's pool signals use slot 1, leaving
  * slot 0 to stream and message buffers, as the port's README recommends. */
 #define configTASK_NOTIFICATION_ARRAY_ENTRIES 2
+
+/* antpool-freertos checks that the scheduler runs before a pool blocks a task. */
+#define INCLUDE_xTaskGetSchedulerState 1
