@@ -56,6 +56,20 @@ use core::time::Duration;
 ///    pattern `std::sync::Arc::drop` follows. Until the token is visible the pool
 ///    guarantees the signal is alive.
 ///
+/// # What the pool promises in return
+///
+/// * **No stale tokens.** Every token the pool sends is consumed before the
+///   signal is dropped: when a `wait_timeout` loses the race with a notify, the
+///   pool calls `wait` to take the token that is on its way.
+/// * **One signal in play per thread.** Others can notify a signal only while its
+///   thread is about to wait on it, or is waiting on it. A thread waits on one
+///   thing at a time.
+///
+/// So a port may back every signal a thread makes with one per-thread primitive,
+/// such as a task-notification slot or the thread's park token, provided the signal
+/// is made on the thread that waits on it (rule 4). The FreeRTOS port
+/// (`antpool-freertos`) does this.
+///
 /// ```
 /// use antpool::Signal;
 /// use core::sync::atomic::{AtomicBool, Ordering};

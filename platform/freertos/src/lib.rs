@@ -444,10 +444,10 @@ impl Spawner for FreeRtosSpawner {
 ///
 /// Made by [`FreeRtosSpawner`] (through [`Spawner::signal`]) on the task that
 /// waits on it. Every signal a task makes shares that task's slot. That is
-/// sound because the pool never has two signals of one task in use at once, and
-/// when a timed wait loses the race with a notify, the pool waits once more to
-/// take the token before it lets the signal go — so no stale token is left to
-/// end the task's next wait early.
+/// sound because of what the pool promises every port (see [`Signal`]): no
+/// signal is dropped with a token still on its way, and a task has one signal
+/// in play at a time. So no stale token is left to end the task's next wait
+/// early.
 ///
 /// ```no_run
 /// use antpool::{Signal, Spawner};
