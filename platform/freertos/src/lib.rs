@@ -76,6 +76,7 @@
 use core::ffi::{CStr, c_char, c_int, c_long, c_ulong, c_void};
 use core::fmt;
 use core::ptr;
+use core::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use core::time::Duration;
 
 use antpool::lock_api::{GuardNoSend, RawMutex};
@@ -562,7 +563,7 @@ impl fmt::Debug for TaskSignal {
 /// ```
 pub struct CriticalSection {
     /// Whether this lock is held (written only inside the critical section).
-    held: core::sync::atomic::AtomicBool,
+    held: AtomicBool,
 }
 
 // SAFETY: `try_lock` (and `lock` through it) enters a kernel critical section,
@@ -574,7 +575,7 @@ pub struct CriticalSection {
 unsafe impl RawMutex for CriticalSection {
     #[allow(clippy::declare_interior_mutable_const)] // `lock_api`'s initialiser constant
     const INIT: Self = CriticalSection {
-        held: core::sync::atomic::AtomicBool::new(false),
+        held: AtomicBool::new(false),
     };
     type GuardMarker = GuardNoSend;
 
@@ -593,26 +594,25 @@ unsafe impl RawMutex for CriticalSection {
         // SAFETY: called from a task (the pool never locks from an interrupt;
         // the Cortex-M ports configASSERT that).
         unsafe { sys::vPortEnterCritical() };
-        if self.held.load(core::sync::atomic::Ordering::Relaxed) {
+        if self.held.load(Relaxed) {
             // Held by this very task (nobody else runs while it holds it):
             // leave the nested section we just entered, and fail.
             // SAFETY: entered just above, on this task.
             unsafe { sys::vPortExitCritical() };
             return false;
         }
-        self.held.store(true, core::sync::atomic::Ordering::Relaxed);
+        self.held.store(true, Relaxed);
         true
     }
 
     unsafe fn unlock(&self) {
-        self.held
-            .store(false, core::sync::atomic::Ordering::Relaxed);
+        self.held.store(false, Relaxed);
         // SAFETY: per the trait's contract the section is held by this task.
         unsafe { sys::vPortExitCritical() };
     }
 
     fn is_locked(&self) -> bool {
-        self.held.load(core::sync::atomic::Ordering::Relaxed)
+        self.held.load(Relaxed)
     }
 }
 
