@@ -25,7 +25,8 @@
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct Stats {
-    /// Live workers, busy or idle.
+    /// Workers that serve, busy or idle (a worker told to retire leaves this
+    /// count at once, before its thread has ended).
     pub running: usize,
     /// Workers parked idle.
     pub idle: usize,

@@ -158,8 +158,22 @@ fn pool(
     LoomPool<impl Fn(u32) + Clone + Send + Sync + 'static>,
     LoomClock,
 ) {
+    pool_with_queue(cap, purge, 0, sum)
+}
+
+/// Like [`pool`], in queue mode with room for `queue` tasks (`usize::MAX`:
+/// unbounded; 0: no queue).
+fn pool_with_queue(
+    cap: usize,
+    purge: bool,
+    queue: usize,
+    sum: Arc<AtomicUsize>,
+) -> (
+    LoomPool<impl Fn(u32) + Clone + Send + Sync + 'static>,
+    LoomClock,
+) {
     let clock = LoomClock(Arc::new(AtomicU64::new(0)));
-    let pool = PoolWithFunc::builder_with(
+    let builder = PoolWithFunc::builder_with(
         move |n: u32| {
             sum.fetch_add(n as usize, Ordering::Relaxed);
         },
@@ -168,10 +182,13 @@ fn pool(
     )
     .capacity(cap)
     .expiry(Duration::from_nanos(10))
-    .disable_purge(!purge)
-    .build()
-    .unwrap();
-    (pool, clock)
+    .disable_purge(!purge);
+    let builder = match queue {
+        0 => builder,
+        usize::MAX => builder.unbounded_queue(),
+        n => builder.max_queued_tasks(n),
+    };
+    (builder.build().unwrap(), clock)
 }
 
 /// Runs `model` under loom with the preemption bound, and reports how many
@@ -257,6 +274,30 @@ fn tune_racing_a_worker_going_idle_serves_the_waiter_once() {
         pool.release_timeout(Duration::MAX).unwrap();
         assert_eq!(sum.load(Ordering::Relaxed), 3);
         assert!(pool.stats().spawned <= 2);
+    });
+}
+
+#[test]
+fn tune_down_racing_queued_tasks_retires_only_the_surplus() {
+    // Two workers, each busy, finishing or idle when the cap drops to one; then
+    // a third task, handed to an idle worker or queued behind busy ones. Either
+    // way a worker must be left to run it (`wait_idle` deadlocks otherwise),
+    // and only the surplus worker may retire.
+    check("tune vs queue", || {
+        let sum = Arc::new(AtomicUsize::new(0));
+        let (pool, _clock) = pool_with_queue(2, false, usize::MAX, sum.clone());
+        pool.invoke(1).unwrap();
+        pool.invoke(2).unwrap();
+        pool.tune(1);
+        pool.invoke(4).unwrap();
+        pool.wait_idle();
+        assert_eq!(sum.load(Ordering::Relaxed), 7);
+        assert!(
+            pool.running() <= 1,
+            "only the surplus retires: {:?}",
+            pool.stats()
+        );
+        pool.release_timeout(Duration::MAX).unwrap();
     });
 }
 

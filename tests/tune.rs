@@ -5,7 +5,7 @@ mod common;
 
 use std::sync::Arc;
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use antpool::Pool;
 use common::{Counter, counted_pool, eventually, occupy};
@@ -134,4 +134,110 @@ fn tuning_up_and_down_under_load_loses_nothing() {
     tuner.join().unwrap();
     pool.release_timeout(Duration::from_secs(30)).unwrap();
     assert_eq!(done.get(), 20_000);
+}
+
+/// A spawner whose workers linger a while after every wake-up, so a worker told
+/// to retire stays counted for that long: the window in which the other workers
+/// must not mistake it for a surplus still to shed.
+#[derive(Clone)]
+struct LingeringSpawner(antpool::StdSpawner);
+
+struct LingeringSignal(antpool::StdSignal);
+
+impl antpool::Signal for LingeringSignal {
+    fn wait(&self) {
+        self.0.wait();
+        thread::sleep(Duration::from_millis(2));
+    }
+    fn wait_timeout(&self, timeout: Duration) -> bool {
+        let woken = self.0.wait_timeout(timeout);
+        thread::sleep(Duration::from_millis(2));
+        woken
+    }
+    unsafe fn notify(this: *const Self) {
+        // SAFETY: `this` is live until the token is published (the caller's
+        // contract), and the inner signal is the part that publishes it.
+        unsafe { antpool::Signal::notify(core::ptr::addr_of!((*this).0)) }
+    }
+}
+
+impl antpool::Spawner for LingeringSpawner {
+    type Signal = LingeringSignal;
+    type Lock = antpool::StdLock;
+    fn spawn(&self, job: antpool::Job) -> Result<(), antpool::Job> {
+        self.0.spawn(job)
+    }
+    fn signal(&self) -> LingeringSignal {
+        LingeringSignal(self.0.signal())
+    }
+}
+
+/// Found by running rust-threadpool's tests against antpool: `tune` down while
+/// tasks queue must retire exactly the surplus. Counting workers already told to
+/// retire (they stay counted until they exit) as surplus still to shed made
+/// busy workers retire too, stranding queued tasks with too few workers (or
+/// none) to run them.
+#[test]
+fn tuning_down_racing_queued_tasks_strands_none() {
+    fn round(
+        round: u64,
+        pool: antpool::Pool<antpool::IdleQueue, antpool::StdClock, impl antpool::Spawner>,
+    ) {
+        // Four workers: some finish at once and go idle, some are still busy
+        // when the cap drops, depending on the round.
+        for i in 0..4u64 {
+            pool.submit(move || {
+                let busy = if i < 2 { 0 } else { 20 + 40 * (round % 8) };
+                let until = Instant::now() + Duration::from_micros(busy);
+                while Instant::now() < until {
+                    std::hint::spin_loop();
+                }
+            })
+            .unwrap();
+        }
+        pool.tune(2);
+        // Two tasks that can only finish together: both need a worker of their own.
+        let started = Counter::new();
+        let gate = common::Gate::new();
+        for _ in 0..2 {
+            let (s, g) = (started.clone(), gate.clone());
+            pool.submit(move || {
+                s.add();
+                g.wait();
+            })
+            .unwrap();
+        }
+        let both = started.reaches(2);
+        gate.open();
+        assert!(
+            both,
+            "round {round}: a queued task was stranded: {:?}",
+            pool.stats()
+        );
+        assert!(
+            pool.wait_idle_timeout(Duration::from_secs(10)),
+            "round {round}"
+        );
+        assert!(pool.running() <= 2, "round {round}: {:?}", pool.stats());
+        pool.release_timeout(Duration::from_secs(10)).unwrap();
+    }
+    for r in 0..100 {
+        round(
+            r,
+            Pool::builder()
+                .capacity(4)
+                .unbounded_queue()
+                .build()
+                .unwrap(),
+        );
+        let lingering = LingeringSpawner(antpool::StdSpawner::new());
+        round(
+            r,
+            Pool::builder_with(antpool::StdClock::new(), lingering)
+                .capacity(4)
+                .unbounded_queue()
+                .build()
+                .unwrap(),
+        );
+    }
 }

@@ -134,11 +134,15 @@ pub(crate) enum Mode {
     Try,
 }
 
-/// Why `running` goes down by one.
+/// Why a worker's thread slot (`live`) is given back.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum SlotEnd {
-    /// A worker exited.
+    /// A worker exited after deciding to (or being told to) under the lock,
+    /// where it already left `running`.
     Retired,
+    /// A worker's thread ended by a panic unwinding out of the executor: it
+    /// still counts in `running`.
+    Unwound,
     /// A reservation for a worker that could not be started.
     NotStarted,
 }
@@ -184,9 +188,15 @@ impl AbortOnUnwind {
 /// The engine of one pool.
 pub(crate) struct Engine<F: Flavor> {
     shared: lock_api::Mutex<LockOf<F>, Shared<F>>,
-    /// Live workers, busy or idle, plus reservations for workers being spawned.
+    /// Workers that serve, busy or idle, plus reservations for workers being
+    /// spawned. A worker leaves it the moment it decides (or is told) to retire,
+    /// under the lock, so `running - cap` is always the surplus still to shed.
     /// Written only under the lock; read anywhere.
     running: AtomicUsize,
+    /// Worker threads not yet exited, plus reservations: `running` and the
+    /// workers that are retiring but still on their way out. `release_timeout`
+    /// waits for it to reach 0. Written only under the lock.
+    live: AtomicUsize,
     /// Mirrors of what is under the lock, for lock-free accessors.
     idle: AtomicUsize,
     waiting: AtomicUsize,
@@ -246,6 +256,7 @@ impl<F: Flavor> Engine<F> {
                     idlers: List::new(),
                 }),
                 running: AtomicUsize::new(0),
+                live: AtomicUsize::new(0),
                 idle: AtomicUsize::new(0),
                 waiting: AtomicUsize::new(0),
                 queued: AtomicUsize::new(0),
@@ -284,9 +295,8 @@ impl<F: Flavor> Engine<F> {
                 unsafe { this.deliver(shared, worker, task) };
                 return Ok(());
             }
-            let running = this.running.load(Relaxed);
-            if running < this.cap.load(Relaxed) {
-                this.running.store(running + 1, Relaxed);
+            if this.running.load(Relaxed) < this.cap.load(Relaxed) {
+                this.reserve();
                 if let Some(head) = shared.backlog.pop_front() {
                     // Room for one more worker, and older tasks are queued: the new
                     // worker starts with the oldest, and this task goes round again.
@@ -457,7 +467,8 @@ impl<F: Flavor> Engine<F> {
             Outcome::Panicked => &self.panicked,
         });
         if self.running.load(Relaxed) > self.cap.load(Relaxed) {
-            return None; // tune shrank the pool
+            self.leave(&mut shared); // tune shrank the pool: this worker is surplus
+            return None;
         }
         if let Some(task) = shared.backlog.pop_front() {
             // Queued tasks are drained first, even after a release.
@@ -467,6 +478,7 @@ impl<F: Flavor> Engine<F> {
             return Some(task);
         }
         if self.closed.load(Relaxed) {
+            self.leave(&mut shared);
             return None;
         }
         if let Some(waiter) = shared.waiters.pop_front() {
@@ -487,6 +499,7 @@ impl<F: Flavor> Engine<F> {
         if shared.idle.insert(me).is_err() {
             // A fixed-size queue is full: this worker is surplus.
             node.set_state(state::BUSY);
+            self.leave(&mut shared);
             return None;
         }
         self.idle.store(shared.idle.len(), Relaxed);
@@ -556,6 +569,10 @@ impl<F: Flavor> Engine<F> {
                 }
             });
             self.idle.store(shared.idle.len(), Relaxed);
+            self.running.store(
+                self.running.load(Relaxed) - retired.len() - usize::from(me_too),
+                Relaxed,
+            );
             drop(shared);
             retired.finish_all(state::RETIRE);
             if me_too {
@@ -585,12 +602,19 @@ impl<F: Flavor> Engine<F> {
     /// pool fell quiet.
     fn release_slot(&self, end: SlotEnd) {
         let mut shared = self.shared.lock();
-        self.running.fetch_sub(1, Relaxed);
-        if end == SlotEnd::Retired {
-            bump(&self.retired);
+        self.live.fetch_sub(1, Relaxed);
+        match end {
+            SlotEnd::Retired => bump(&self.retired),
+            SlotEnd::Unwound => {
+                bump(&self.retired);
+                self.running.fetch_sub(1, Relaxed);
+            }
+            SlotEnd::NotStarted => {
+                self.running.fetch_sub(1, Relaxed);
+            }
         }
         let granted = self.grant_waiters(&mut shared);
-        let drained = match self.running.load(Relaxed) {
+        let drained = match self.live.load(Relaxed) {
             0 => shared.drains.take_all(),
             _ => Chain::new(),
         };
@@ -610,13 +634,26 @@ impl<F: Flavor> Engine<F> {
             let Some(waiter) = shared.waiters.pop_front() else {
                 break;
             };
-            self.running.fetch_add(1, Relaxed);
+            self.reserve();
             // SAFETY: we unlinked the waiter under the lock, so we hold the right
             // to finish it.
             unsafe { granted.push(waiter) };
         }
         self.waiting.store(shared.waiters.len(), Relaxed);
         granted
+    }
+
+    /// Reserves a worker slot, under the lock: `running` and `live` count the
+    /// worker about to be started.
+    fn reserve(&self) {
+        bump(&self.running);
+        bump(&self.live);
+    }
+
+    /// The calling worker decided, under the lock, to retire: it stops counting
+    /// in `running` now (its thread leaves `live` when it exits).
+    fn leave(&self, _shared: &mut Shared<F>) {
+        self.running.fetch_sub(1, Relaxed);
     }
 
     pub(crate) fn running(&self) -> usize {
@@ -703,20 +740,20 @@ impl<F: Flavor> Engine<F> {
                 unsafe { retire_into(&mut retired, w) };
             }
             this.idle.store(shared.idle.len(), Relaxed);
+            this.running.fetch_sub(retired.len(), Relaxed);
             drop(shared);
             retired.finish_all(state::RETIRE);
             return;
         }
         // Growing: queued tasks are the oldest, so they get new workers first.
         loop {
-            let running = this.running.load(Relaxed);
-            if this.closed.load(Relaxed) || running >= this.cap.load(Relaxed) {
+            if this.closed.load(Relaxed) || this.running.load(Relaxed) >= this.cap.load(Relaxed) {
                 break;
             }
             let Some(head) = shared.backlog.pop_front() else {
                 break;
             };
-            this.running.store(running + 1, Relaxed);
+            this.reserve();
             if !this.start_queued(handle, shared, head) {
                 return;
             }
@@ -741,6 +778,7 @@ impl<F: Flavor> Engine<F> {
             .idle
             .refresh(cutoff, |w| unsafe { retire_into(&mut retired, w) });
         self.idle.store(shared.idle.len(), Relaxed);
+        self.running.fetch_sub(n, Relaxed);
         drop(shared);
         retired.finish_all(state::RETIRE);
         n
@@ -761,6 +799,7 @@ impl<F: Flavor> Engine<F> {
             .idle
             .reset(|w| unsafe { retire_into(&mut retired, w) });
         self.idle.store(0, Relaxed);
+        self.running.fetch_sub(retired.len(), Relaxed);
         let turned_away = shared.waiters.take_all();
         self.waiting.store(0, Relaxed);
         let mut drained = shared.backlog.take();
@@ -810,7 +849,7 @@ impl<F: Flavor> Engine<F> {
     pub(crate) fn wait_drained(&self, timeout: Duration) -> Result<(), ReleaseError> {
         match self.park_until(
             |s| &mut s.drains,
-            |e, _| e.running.load(Relaxed) == 0,
+            |e, _| e.live.load(Relaxed) == 0,
             Some(timeout),
         ) {
             true => Ok(()),

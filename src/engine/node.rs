@@ -244,6 +244,18 @@ impl<T, Sig: Signal> Chain<T, Sig> {
         }
     }
 
+    /// How many nodes the chain holds.
+    pub(crate) fn len(&self) -> usize {
+        let mut n = 0;
+        let mut cur = self.head;
+        while let Some(node) = cur {
+            n += 1;
+            // SAFETY: the chain holds the right to its nodes, links included.
+            cur = unsafe { *node.as_ref().next.get() };
+        }
+        n
+    }
+
     /// Adds a node this thread unlinked.
     ///
     /// # Safety

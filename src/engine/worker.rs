@@ -4,13 +4,20 @@ use super::node::{Node, state};
 use super::{Engine, EngineRef, Execute, Flavor, SlotEnd};
 use crate::spawner::Spawner;
 
-/// Gives the worker's slot back when the worker ends — normally, or by a panic
-/// unwinding out of a task that the executor did not catch.
-struct ExitGuard<'a, F: Flavor>(&'a Engine<F>);
+/// Gives the worker's slot back when the worker ends — normally (it retired,
+/// and already left `running`), or by a panic unwinding out of a task that the
+/// executor did not catch (it still counts in `running`).
+struct ExitGuard<'a, F: Flavor> {
+    engine: &'a Engine<F>,
+    retired: bool,
+}
 
 impl<F: Flavor> Drop for ExitGuard<'_, F> {
     fn drop(&mut self) {
-        self.0.release_slot(SlotEnd::Retired);
+        self.engine.release_slot(match self.retired {
+            true => SlotEnd::Retired,
+            false => SlotEnd::Unwound,
+        });
     }
 }
 
@@ -24,7 +31,10 @@ where
     // The mailbox lives here, on the worker's own stack, for the worker's life.
     // It is linked into the idle queue only while `next_task` parks on it.
     let mailbox = Node::new(engine.spawner.signal(), state::BUSY);
-    let exit = ExitGuard(engine);
+    let mut exit = ExitGuard {
+        engine,
+        retired: false,
+    };
     let mut task = first;
     loop {
         let outcome = engine.exec.execute(task);
@@ -33,5 +43,6 @@ where
             None => break,
         }
     }
+    exit.retired = true;
     drop(exit);
 }
