@@ -15,9 +15,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use antpool::{
-    Clock, Instant, Job, Options, Signal, Spawner, SpinLock, StaticPoolWithFunc, WorkerRing,
-};
+use antpool::{Clock, Instant, Job, Options, Signal, Spawner, SpinLock, StaticPoolWithFunc};
 
 /// The platform's signal: a flag to spin on (an RTOS would block on a
 /// notification). `notify` stores the flag and touches nothing afterwards.
@@ -96,12 +94,11 @@ fn blink(led: u32) {
 }
 
 /// The pool: four workers at most, four idle slots, all in static memory.
-static POOL: StaticPoolWithFunc<u32, WorkerRing<4>, Ticks, Platform> = StaticPoolWithFunc::new(
+static POOL: StaticPoolWithFunc<u32, 4, Ticks, Platform> = StaticPoolWithFunc::new(
     Options::new()
         .capacity(4)
         .expiry(Duration::from_millis(500)),
     blink,
-    WorkerRing::new(),
     Ticks,
     Platform,
 );

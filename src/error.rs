@@ -137,6 +137,11 @@ pub enum BuildError {
     /// Queue mode was asked of a pool that has no task queue
     /// ([`StaticPoolWithFunc`](crate::StaticPoolWithFunc): no heap for one).
     QueueUnsupported,
+    /// More workers than the pool can hold: a capacity above
+    /// [`MAX_CAPACITY`](crate::MAX_CAPACITY), or — for a
+    /// [`StaticPoolWithFunc`](crate::StaticPoolWithFunc) — above its `N` worker
+    /// slots (an unbounded static pool included).
+    CapacityTooLarge,
 }
 
 impl BuildError {
@@ -164,6 +169,9 @@ impl BuildError {
             }
             BuildError::QueueUnsupported => {
                 "queue mode is not available here: a static pool has no heap for a task queue"
+            }
+            BuildError::CapacityTooLarge => {
+                "invalid capacity: more workers than the pool can hold (MAX_CAPACITY, or a static pool's N slots)"
             }
         }
     }

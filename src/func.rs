@@ -16,13 +16,11 @@ use alloc::sync::Arc;
 use core::fmt;
 
 use crate::clock::Clock;
-#[cfg(feature = "alloc")]
-use crate::engine::TaskQueue;
-use crate::engine::{Engine, Mode, NoBacklog, Parts};
+use crate::engine::{Engine, Mode, Parts, Slot};
 use crate::error::{BuildError, SubmitError};
 use crate::exec::{Call, CallFn, Guarded, WorkFn, guard_default};
 use crate::options::Options;
-use crate::queue::WorkerQueue;
+use crate::queue::{WorkerQueue, WorkerRing};
 use crate::spawner::Spawner;
 
 /// One task of a pool running `F` over `A`.
@@ -30,11 +28,14 @@ type CallOf<A, F> = Call<A, <F as WorkFn<A>>::Output>;
 /// The engine flavor of a [`PoolWithFunc`].
 #[cfg(feature = "alloc")]
 pub(crate) type FuncFlavor<A, F, Q, C, S> =
-    Parts<CallOf<A, F>, Q, TaskQueue<CallOf<A, F>>, C, S, Guarded<CallFn<F>>>;
+    Parts<CallOf<A, F>, Q, alloc::boxed::Box<[Slot<CallOf<A, F>>]>, C, S, Guarded<CallFn<F>>>;
 #[cfg(feature = "alloc")]
 type FuncEngine<A, F, Q, C, S> = Engine<FuncFlavor<A, F, Q, C, S>>;
-type StaticEngine<A, Q, C, S> =
-    Engine<Parts<CallOf<A, fn(A)>, Q, NoBacklog, C, S, Guarded<CallFn<fn(A)>>>>;
+/// One task of a static pool over `A`.
+type StaticCall<A> = CallOf<A, fn(A)>;
+type StaticEngine<A, const N: usize, C, S> = Engine<
+    Parts<StaticCall<A>, WorkerRing<N>, [Slot<StaticCall<A>>; N], C, S, Guarded<CallFn<fn(A)>>>,
+>;
 
 #[cfg(feature = "alloc")]
 macro_rules! pool_with_func_struct {
@@ -273,7 +274,7 @@ where
     /// drop(hold);
     /// ```
     pub fn release_drain(&self) -> alloc::vec::Vec<A> {
-        let calls = self.engine.release_drain().into_vec();
+        let calls = self.engine.release_drain();
         calls.into_iter().map(Call::into_arg).collect()
     }
 }
@@ -307,16 +308,21 @@ where
 }
 
 /// A [`PoolWithFunc`](crate::PoolWithFunc) that lives in a `static`: no heap, not
-/// even when it is built. Made for embedded targets: pair it with a
-/// [`WorkerRing<N>`](crate::WorkerRing) and your platform's clock and spawner.
+/// even when it is built. Made for embedded targets: `N` worker slots — at most
+/// `N` workers, their idle queue (a [`WorkerRing<N>`](crate::WorkerRing)) and the
+/// ring that carries arguments to them, all inline — on your platform's clock
+/// and spawner.
 ///
 /// Workers hold a `&'static` to the pool, so the methods that may start one take
 /// `&'static self`. The first task of a new worker is handed over on the
 /// submitter's stack: the submitter waits until the new thread has taken it (a
 /// thread start, once per worker; never per task).
 ///
+/// The capacity may not exceed `N` ([`BuildError::CapacityTooLarge`]: an
+/// unbounded static pool included), and `tune` never raises it past `N`.
+///
 /// ```
-/// use antpool::{Options, StaticPoolWithFunc, StdClock, StdSpawner, WorkerRing};
+/// use antpool::{Options, StaticPoolWithFunc, StdClock, StdSpawner};
 /// use std::sync::atomic::{AtomicU32, Ordering};
 /// use std::sync::LazyLock;
 /// use std::time::Duration;
@@ -328,8 +334,8 @@ where
 ///
 /// // On std, the clock and spawner are not `const`, hence the `LazyLock`; an RTOS
 /// // port's zero-sized clock and spawner go straight into the initialiser.
-/// static POOL: LazyLock<StaticPoolWithFunc<u32, WorkerRing<4>, StdClock, StdSpawner>> =
-///     LazyLock::new(|| StaticPoolWithFunc::new(Options::new().capacity(4), work, WorkerRing::new(), StdClock::new(), StdSpawner::new()));
+/// static POOL: LazyLock<StaticPoolWithFunc<u32, 4, StdClock, StdSpawner>> =
+///     LazyLock::new(|| StaticPoolWithFunc::new(Options::new().capacity(4), work, StdClock::new(), StdSpawner::new()));
 ///
 /// for n in 1..=10 {
 ///     POOL.invoke(n).unwrap();
@@ -337,26 +343,40 @@ where
 /// POOL.release_timeout(Duration::from_secs(5)).unwrap();
 /// assert_eq!(SUM.load(Ordering::Relaxed), 55);
 /// ```
-pub struct StaticPoolWithFunc<A, Q, C, S>
+pub struct StaticPoolWithFunc<A, const N: usize, C, S>
 where
     A: Send + 'static,
-    Q: WorkerQueue,
     C: Clock,
     S: Spawner,
 {
-    engine: StaticEngine<A, Q, C, S>,
+    engine: StaticEngine<A, N, C, S>,
 }
 
-impl<A, Q, C, S> StaticPoolWithFunc<A, Q, C, S>
+impl<A, const N: usize, C, S> StaticPoolWithFunc<A, N, C, S>
 where
     A: Send + 'static,
-    Q: WorkerQueue,
     C: Clock,
     S: Spawner,
 {
+    /// Checks `options` for a static pool of `N` slots.
+    const fn static_config(options: &Options) -> Result<crate::engine::Config, BuildError> {
+        match options.config() {
+            Ok(config) if config.queue_limit != 0 => Err(BuildError::QueueUnsupported),
+            Ok(crate::engine::Config {
+                capacity: Some(cap),
+                ..
+            }) if cap <= N => match options.config() {
+                Ok(config) => Ok(config),
+                Err(e) => Err(e),
+            },
+            Ok(_) => Err(BuildError::CapacityTooLarge),
+            Err(e) => Err(e),
+        }
+    }
+
     maybe_const_fn! {
-        /// A pool running `func`, configured by `options`, on `queue` (usually
-        /// `WorkerRing::new()`), `clock` and `spawner`.
+        /// A pool of `N` worker slots running `func`, configured by `options`, on
+        /// `clock` and `spawner`.
         ///
         /// `const`: in a `static` initialiser, invalid options are a compile error
         /// that names the problem. At run time, [`try_new`](Self::try_new) returns the
@@ -364,64 +384,80 @@ where
         ///
         /// # Panics
         ///
-        /// If `options` are invalid (see [`Options`]).
+        /// If `options` are invalid (see [`Options`]), ask for queue mode, or for a
+        /// capacity above `N`.
         ///
         /// ```
-        /// use antpool::{ManualClock, Options, StaticPoolWithFunc, StdSpawner, WorkerRing};
+        /// use antpool::{ManualClock, Options, StaticPoolWithFunc, StdSpawner};
         /// static CLOCK: ManualClock = ManualClock::new();
         /// fn work(_: u8) {}
-        /// let pool = StaticPoolWithFunc::new(Options::new().capacity(2), work, WorkerRing::<2>::new(), &CLOCK, StdSpawner::new());
+        /// let pool: StaticPoolWithFunc<u8, 2, _, _> =
+        ///     StaticPoolWithFunc::new(Options::new().capacity(2), work, &CLOCK, StdSpawner::new());
         /// assert_eq!(pool.cap(), Some(2));
         /// ```
-        pub fn new(options: Options, func: fn(A), queue: Q, clock: C, spawner: S) -> Self {
-            let config = match options.config() {
-                Ok(config) if config.queue_limit != 0 => {
-                    panic!("{}", BuildError::QueueUnsupported.message())
-                }
+        pub fn new(options: Options, func: fn(A), clock: C, spawner: S) -> Self {
+            let config = match Self::static_config(&options) {
                 Ok(config) => config,
                 Err(e) => panic!("{}", e.message()),
             };
             let exec = guard_default(CallFn::new(func));
             StaticPoolWithFunc {
-                engine: Engine::new(config, queue, NoBacklog, clock, spawner, exec),
+                engine: Engine::new(
+                    config,
+                    WorkerRing::new(),
+                    Self::slots(),
+                    N,
+                    clock,
+                    spawner,
+                    exec,
+                ),
             }
+        }
+    }
+
+    maybe_const_fn! {
+        /// `N` empty slots.
+        fn slots() -> [Slot<StaticCall<A>>; N] {
+            #[cfg(not(antpool_loom))]
+            return [const { Slot::new() }; N];
+            #[cfg(antpool_loom)]
+            return core::array::from_fn(|_| Slot::new());
         }
     }
 
     /// Like [`new`](Self::new), but returns the [`BuildError`] for invalid options.
     ///
     /// ```
-    /// use antpool::{BuildError, ManualClock, Options, StaticPoolWithFunc, StdSpawner, WorkerRing};
+    /// use antpool::{BuildError, ManualClock, Options, StaticPoolWithFunc, StdSpawner};
     /// static CLOCK: ManualClock = ManualClock::new();
-    /// let pool = StaticPoolWithFunc::try_new(Options::new().capacity(0), |_: u8| (), WorkerRing::<2>::new(), &CLOCK, StdSpawner::new());
+    /// let pool = StaticPoolWithFunc::<u8, 2, _, _>::try_new(Options::new().capacity(0), |_| (), &CLOCK, StdSpawner::new());
     /// assert_eq!(pool.err(), Some(BuildError::InvalidCapacity));
+    /// let pool = StaticPoolWithFunc::<u8, 2, _, _>::try_new(Options::new().capacity(3), |_| (), &CLOCK, StdSpawner::new());
+    /// assert_eq!(pool.err(), Some(BuildError::CapacityTooLarge));
     /// ```
     pub fn try_new(
         options: Options,
         func: fn(A),
-        queue: Q,
         clock: C,
         spawner: S,
     ) -> Result<Self, BuildError> {
-        match options.config()? {
-            config if config.queue_limit != 0 => Err(BuildError::QueueUnsupported),
-            _ => Ok(Self::new(options, func, queue, clock, spawner)),
-        }
+        Self::static_config(&options)?;
+        Ok(Self::new(options, func, clock, spawner))
     }
 
     /// Runs the pool's function on `arg` on a worker; see
     /// [`PoolWithFunc::invoke`](crate::PoolWithFunc::invoke).
     ///
     /// ```
-    /// # use antpool::{ManualClock, Options, StaticPoolWithFunc, StdSpawner, WorkerRing};
+    /// # use antpool::{Options, StaticPoolWithFunc, StdSpawner};
     /// # use std::sync::LazyLock;
-    /// static POOL: LazyLock<StaticPoolWithFunc<u8, WorkerRing<1>, antpool::StdClock, StdSpawner>> = LazyLock::new(|| {
-    ///     StaticPoolWithFunc::new(Options::new().capacity(1), |n| assert_eq!(n, 9), WorkerRing::new(), antpool::StdClock::new(), StdSpawner::new())
+    /// static POOL: LazyLock<StaticPoolWithFunc<u8, 1, antpool::StdClock, StdSpawner>> = LazyLock::new(|| {
+    ///     StaticPoolWithFunc::new(Options::new().capacity(1), |n| assert_eq!(n, 9), antpool::StdClock::new(), StdSpawner::new())
     /// });
     /// POOL.invoke(9).unwrap();
     /// ```
     pub fn invoke(&'static self, arg: A) -> Result<(), SubmitError<A>> {
-        let handle: &'static StaticEngine<A, Q, C, S> = &self.engine;
+        let handle: &'static StaticEngine<A, N, C, S> = &self.engine;
         Engine::submit(&handle, Call::new(arg), Mode::Block).map_err(|e| e.map(Call::into_arg))
     }
 
@@ -429,37 +465,40 @@ where
     /// [`SubmitError::Overload`] with the argument.
     ///
     /// ```
-    /// # use antpool::{Options, StaticPoolWithFunc, StdSpawner, WorkerRing};
+    /// # use antpool::{Options, StaticPoolWithFunc, StdSpawner};
     /// # use std::sync::LazyLock;
-    /// static POOL: LazyLock<StaticPoolWithFunc<u8, WorkerRing<1>, antpool::StdClock, StdSpawner>> = LazyLock::new(|| {
-    ///     StaticPoolWithFunc::new(Options::new().capacity(1), |_| (), WorkerRing::new(), antpool::StdClock::new(), StdSpawner::new())
+    /// static POOL: LazyLock<StaticPoolWithFunc<u8, 1, antpool::StdClock, StdSpawner>> = LazyLock::new(|| {
+    ///     StaticPoolWithFunc::new(Options::new().capacity(1), |_| (), antpool::StdClock::new(), StdSpawner::new())
     /// });
     /// POOL.try_invoke(1).unwrap(); // starts the first worker
     /// ```
     pub fn try_invoke(&'static self, arg: A) -> Result<(), SubmitError<A>> {
-        let handle: &'static StaticEngine<A, Q, C, S> = &self.engine;
+        let handle: &'static StaticEngine<A, N, C, S> = &self.engine;
         Engine::submit(&handle, Call::new(arg), Mode::Try).map_err(|e| e.map(Call::into_arg))
     }
 
-    /// Changes the capacity at run time; see [`Pool::tune`](crate::Pool::tune).
+    /// Changes the capacity at run time, up to `N`; see
+    /// [`Pool::tune`](crate::Pool::tune).
     ///
     /// ```
-    /// use antpool::{Options, StaticPoolWithFunc, StdClock, StdSpawner, WorkerRing};
-    /// let pool: &'static StaticPoolWithFunc<u8, WorkerRing<4>, StdClock, StdSpawner> = Box::leak(Box::new(
-    ///     StaticPoolWithFunc::new(Options::new().capacity(3), |_| (), WorkerRing::new(), StdClock::new(), StdSpawner::new()),
+    /// use antpool::{Options, StaticPoolWithFunc, StdClock, StdSpawner};
+    /// let pool: &'static StaticPoolWithFunc<u8, 4, StdClock, StdSpawner> = Box::leak(Box::new(
+    ///     StaticPoolWithFunc::new(Options::new().capacity(3), |_| (), StdClock::new(), StdSpawner::new()),
     /// ));
     /// pool.tune(4);
     /// assert_eq!(pool.cap(), Some(4));
+    /// pool.tune(9); // at most N
+    /// assert_eq!(pool.cap(), Some(4));
     /// ```
     pub fn tune(&'static self, capacity: usize) {
-        let handle: &'static StaticEngine<A, Q, C, S> = &self.engine;
-        Engine::tune(&handle, capacity)
+        let handle: &'static StaticEngine<A, N, C, S> = &self.engine;
+        Engine::tune(&handle, capacity.min(N))
     }
 
     crate::face::lifecycle_methods! {
-        setup: "use antpool::{Options, StaticPoolWithFunc, StdClock, StdSpawner, WorkerRing};
-let pool: &'static StaticPoolWithFunc<u32, WorkerRing<4>, StdClock, StdSpawner> = Box::leak(Box::new(
-    StaticPoolWithFunc::new(Options::new().capacity(3), |n| drop(n), WorkerRing::new(), StdClock::new(), StdSpawner::new()),
+        setup: "use antpool::{Options, StaticPoolWithFunc, StdClock, StdSpawner};
+let pool: &'static StaticPoolWithFunc<u32, 4, StdClock, StdSpawner> = Box::leak(Box::new(
+    StaticPoolWithFunc::new(Options::new().capacity(3), |n| drop(n), StdClock::new(), StdSpawner::new()),
 ));
 ",
         pool: "pool",
@@ -467,10 +506,9 @@ let pool: &'static StaticPoolWithFunc<u32, WorkerRing<4>, StdClock, StdSpawner> 
     }
 }
 
-impl<A, Q, C, S> fmt::Debug for StaticPoolWithFunc<A, Q, C, S>
+impl<A, const N: usize, C, S> fmt::Debug for StaticPoolWithFunc<A, N, C, S>
 where
     A: Send + 'static,
-    Q: WorkerQueue,
     C: Clock,
     S: Spawner,
 {

@@ -95,7 +95,7 @@ pub use lock_api;
 pub use multi::{LoadBalancing, MultiPool, MultiPoolWithFunc};
 #[cfg(feature = "alloc")]
 pub use options::{Builder, ForFunc, ForPool, PoolBuilder, PoolWithFuncBuilder};
-pub use options::{DEFAULT_EXPIRY, Options};
+pub use options::{DEFAULT_EXPIRY, MAX_CAPACITY, Options};
 #[cfg(feature = "alloc")]
 pub use pool::{Pool, Task};
 #[cfg(feature = "alloc")]

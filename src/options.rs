@@ -10,6 +10,18 @@ use core::time::Duration;
 use crate::engine::Config;
 use crate::error::BuildError;
 
+/// The most workers any pool runs at once: 32 767 on targets with 64-bit
+/// atomics, 127 on those with only 32-bit ones (microcontrollers). A larger
+/// capacity is [`BuildError::CapacityTooLarge`]; an unbounded pool stops
+/// starting workers here (further tasks wait in its queue for a free one).
+///
+/// ```
+/// use antpool::{BuildError, MAX_CAPACITY, Pool};
+/// assert!(MAX_CAPACITY >= 127);
+/// assert_eq!(Pool::new(MAX_CAPACITY + 1).unwrap_err(), BuildError::CapacityTooLarge);
+/// ```
+pub const MAX_CAPACITY: usize = crate::engine::MAX_WORKERS;
+
 /// How long an idle worker lives before it retires, unless told otherwise: 1 s.
 ///
 /// ```
@@ -39,7 +51,8 @@ enum Capacity {
 ///
 /// Validation, in this order: an expiry of zero is [`BuildError::InvalidExpiry`]
 /// (whatever the capacity); no capacity chosen is [`BuildError::MissingCapacity`];
-/// a capacity of 0 is [`BuildError::InvalidCapacity`]; `prealloc` with an
+/// a capacity of 0 is [`BuildError::InvalidCapacity`], one above
+/// [`MAX_CAPACITY`] [`BuildError::CapacityTooLarge`]; `prealloc` with an
 /// unbounded pool is [`BuildError::InvalidPreAllocSize`].
 ///
 /// ```
@@ -211,6 +224,7 @@ impl Options {
         let capacity = match self.capacity {
             Capacity::Unset => return Err(BuildError::MissingCapacity),
             Capacity::Bounded(0) => return Err(BuildError::InvalidCapacity),
+            Capacity::Bounded(n) if n > MAX_CAPACITY => return Err(BuildError::CapacityTooLarge),
             Capacity::Bounded(n) => Some(n),
             Capacity::Unbounded => None,
         };
@@ -240,7 +254,7 @@ mod builder {
 
     use super::Options;
     use crate::clock::Clock;
-    use crate::engine::{Config, Engine, TaskQueue};
+    use crate::engine::{Config, Engine, boxed_slots};
     use crate::error::BuildError;
     use crate::exec::{self, CallFn, RunTask};
     use crate::func::PoolWithFunc;
@@ -630,10 +644,12 @@ mod builder {
         /// ```
         pub fn build(self) -> Result<Pool<Q, C, S>, BuildError> {
             let (config, queue, parts) = self.parts()?;
+            let ring = config.ring_size();
             let engine = Engine::new(
                 config,
                 queue,
-                TaskQueue::new(config.queue_limit),
+                boxed_slots(ring),
+                ring,
                 parts.clock,
                 parts.spawner,
                 parts.exec.wrap(RunTask),
@@ -660,8 +676,9 @@ mod builder {
         pub fn build(self) -> Result<PoolWithFunc<A, F, Q, C, S>, BuildError> {
             let (config, queue, parts) = self.parts()?;
             let exec = parts.exec.wrap(CallFn::new(parts.make.func));
-            let backlog = TaskQueue::new(config.queue_limit);
-            let engine = Engine::new(config, queue, backlog, parts.clock, parts.spawner, exec);
+            let ring = config.ring_size();
+            let slots = boxed_slots(ring);
+            let engine = Engine::new(config, queue, slots, ring, parts.clock, parts.spawner, exec);
             Ok(PoolWithFunc::from_engine(Arc::new(engine)))
         }
     }

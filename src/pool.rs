@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::clock::Clock;
-use crate::engine::{Engine, Mode, Parts, TaskQueue};
+use crate::engine::{Engine, Mode, Parts, Slot};
 #[cfg(feature = "std")]
 use crate::error::BuildError;
 use crate::error::SubmitError;
@@ -32,7 +32,7 @@ pub type Task = Box<dyn FnOnce() + Send + 'static>;
 
 /// The engine flavor of a [`Pool`].
 pub(crate) type PoolFlavor<Q, C, S> =
-    Parts<SmallTask, Q, TaskQueue<SmallTask>, C, S, Guarded<RunTask>>;
+    Parts<SmallTask, Q, Box<[Slot<SmallTask>]>, C, S, Guarded<RunTask>>;
 type PoolEngine<Q, C, S> = Engine<PoolFlavor<Q, C, S>>;
 
 macro_rules! pool_struct {
@@ -268,7 +268,7 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     /// drop(hold);
     /// ```
     pub fn release_drain(&self) -> Vec<Task> {
-        let tasks = self.engine.release_drain().into_vec();
+        let tasks = self.engine.release_drain();
         tasks.into_iter().map(SmallTask::into_box).collect()
     }
 }

@@ -181,6 +181,33 @@ pub trait Spawner: Send + Sync + 'static {
 
     /// Makes a signal for the calling thread to wait on (see [`Signal`], rule 4).
     fn signal(&self) -> Self::Signal;
+
+    /// How many threads this platform runs at the same time (its CPUs). The
+    /// pool lets idle workers spin for the next task only if it is more than
+    /// 1, and then at most half of them at once; on one CPU a spinner only
+    /// delays the thread it waits for. The default, 1, never spins.
+    ///
+    /// ```
+    /// use antpool::Spawner;
+    /// assert!(antpool::StdSpawner::new().parallelism() >= 1);
+    /// ```
+    fn parallelism(&self) -> usize {
+        1
+    }
+
+    /// Lets other threads run: called by a worker that waits, in a rare and
+    /// brief window, for a submitter to finish handing it a task (if that
+    /// submitter was preempted, spinning would delay it). The default does
+    /// nothing but a spin hint; std yields the thread, an RTOS port may yield
+    /// the task.
+    ///
+    /// ```
+    /// use antpool::Spawner;
+    /// antpool::StdSpawner::new().yield_now();
+    /// ```
+    fn yield_now(&self) {
+        core::hint::spin_loop();
+    }
 }
 
 /// What a job's record starts with: how to run it and how to give it up.

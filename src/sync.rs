@@ -1,15 +1,77 @@
-//! The atomics the engine uses: `portable-atomic`'s (so the core builds on
-//! targets without compare-and-swap), or loom's when the crate is built with
+//! The atomics and cells the engine uses: `portable-atomic`'s (so the core builds
+//! on targets without compare-and-swap), or loom's when the crate is built with
 //! `--cfg antpool_loom` for model checking (see `tests/loom.rs`).
 //!
 //! Loom's atomics cannot be made in a `const fn`, so functions that make them are
 //! declared with [`maybe_const_fn!`]: `const` normally, plain under loom.
 
 #[cfg(not(antpool_loom))]
-pub(crate) use portable_atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+pub(crate) use portable_atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering, fence};
 
 #[cfg(antpool_loom)]
-pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering, fence};
+
+#[cfg(antpool_loom)]
+pub(crate) use loom::sync::atomic::AtomicU64 as AtomicWord;
+#[cfg(all(not(antpool_loom), not(target_has_atomic = "64")))]
+pub(crate) use portable_atomic::AtomicU32 as AtomicWord;
+/// The atomic that holds the engine's control word: 64 bits wherever the target
+/// has 64-bit atomics, else 32 (see `engine/ctl.rs`).
+#[cfg(all(not(antpool_loom), target_has_atomic = "64"))]
+pub(crate) use portable_atomic::AtomicU64 as AtomicWord;
+
+/// Atomics loom need not track: statistics, cached facts and the limits `tune`
+/// changes, whose ordering the protocol never relies on (any value between the
+/// old and the new is a correct one to read at any time). Under loom they are
+/// std's atomics, so the model checker spends no interleavings on them.
+#[cfg(not(antpool_loom))]
+pub(crate) use portable_atomic::AtomicUsize as UntrackedUsize;
+#[cfg(antpool_loom)]
+pub(crate) use std::sync::atomic::AtomicUsize as UntrackedUsize;
+
+/// A hint that the caller is in a busy-wait loop. Under loom it yields to the
+/// model checker instead, which must see every retry loop give way.
+#[inline]
+pub(crate) fn spin_hint() {
+    #[cfg(not(antpool_loom))]
+    core::hint::spin_loop();
+    #[cfg(antpool_loom)]
+    loom::thread::yield_now();
+}
+
+/// An `UnsafeCell` with loom's closure-based API, so loom checks the accesses
+/// to the ring's slots for data races (and the normal build pays nothing).
+#[cfg(not(antpool_loom))]
+pub(crate) struct Cell<T>(core::cell::UnsafeCell<T>);
+
+#[cfg(not(antpool_loom))]
+impl<T> Cell<T> {
+    pub(crate) const fn new(value: T) -> Self {
+        Cell(core::cell::UnsafeCell::new(value))
+    }
+
+    /// Calls `f` with a raw pointer to the contents.
+    #[inline]
+    pub(crate) fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
+        f(self.0.get())
+    }
+}
+
+/// An `UnsafeCell` with loom's closure-based API (loom: loom's own cell).
+#[cfg(antpool_loom)]
+pub(crate) struct Cell<T>(loom::cell::UnsafeCell<T>);
+
+#[cfg(antpool_loom)]
+impl<T> Cell<T> {
+    pub(crate) fn new(value: T) -> Self {
+        Cell(loom::cell::UnsafeCell::new(value))
+    }
+
+    /// Calls `f` with a raw pointer to the contents.
+    pub(crate) fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
+        self.0.with_mut(f)
+    }
+}
 
 /// Declares a function `const`, except under loom. (`#[macro_use]` on the
 /// module makes it visible to the modules declared after it.)

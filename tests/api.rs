@@ -8,9 +8,7 @@ fn send_sync<T: Send + Sync>() {}
 fn pools_and_errors_can_be_shared_between_threads() {
     send_sync::<Pool>();
     send_sync::<PoolWithFunc<u64, fn(u64)>>();
-    send_sync::<
-        StaticPoolWithFunc<u64, antpool::WorkerRing<4>, antpool::StdClock, antpool::StdSpawner>,
-    >();
+    send_sync::<StaticPoolWithFunc<u64, 4, antpool::StdClock, antpool::StdSpawner>>();
     send_sync::<SubmitError<u64>>();
     send_sync::<antpool::BuildError>();
     send_sync::<antpool::ReleaseError>();

@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use antpool::{
     BuildError, Options, Pool, PoolWithFunc, StaticPoolWithFunc, StdClock, StdSpawner, SubmitError,
-    WorkerRing,
 };
 use common::{Counter, eventually, occupy};
 
@@ -232,10 +231,9 @@ fn growing_the_pool_starts_workers_for_queued_tasks() {
 
 #[test]
 fn queue_mode_is_rejected_where_there_is_no_heap_for_it() {
-    let pool = StaticPoolWithFunc::<u8, WorkerRing<2>, StdClock, StdSpawner>::try_new(
+    let pool = StaticPoolWithFunc::<u8, 2, StdClock, StdSpawner>::try_new(
         Options::new().capacity(2).max_queued_tasks(8),
         |_| (),
-        WorkerRing::new(),
         StdClock::new(),
         StdSpawner::new(),
     );

@@ -117,14 +117,8 @@ macro_rules! static_pool {
     ($name:ident, $sum:ident, $clock:ident, $ring:literal, $options:expr, $spawner:ty) => {
         static $sum: AtomicU64 = AtomicU64::new(0);
         static $clock: ManualClock = ManualClock::new();
-        static $name: StaticPoolWithFunc<Cmd, WorkerRing<$ring>, &'static ManualClock, $spawner> =
-            StaticPoolWithFunc::new(
-                $options,
-                |cmd| run(cmd, &$sum),
-                WorkerRing::new(),
-                &$clock,
-                ThreadSpawner,
-            );
+        static $name: StaticPoolWithFunc<Cmd, $ring, &'static ManualClock, $spawner> =
+            StaticPoolWithFunc::new($options, |cmd| run(cmd, &$sum), &$clock, ThreadSpawner);
     };
 }
 
@@ -179,26 +173,47 @@ fn a_static_pool_blocks_at_capacity_and_serves_waiters() {
     assert!(eventually(|| live(1) == 0));
 }
 
-static_pool!(
-    RING_POOL,
-    RING_SUM,
-    RING_CLOCK,
-    1,
-    Options::new().capacity(3),
-    ThreadSpawner<2>
-);
+#[test]
+fn a_static_pool_holds_at_most_its_n_slots() {
+    static CLOCK: ManualClock = ManualClock::new();
+    let too_many = StaticPoolWithFunc::<Cmd, 1, &'static ManualClock, ThreadSpawner<2>>::try_new(
+        Options::new().capacity(3),
+        |_| (),
+        &CLOCK,
+        ThreadSpawner,
+    );
+    assert_eq!(too_many.err(), Some(antpool::BuildError::CapacityTooLarge));
+    let unbounded = StaticPoolWithFunc::<Cmd, 4, &'static ManualClock, ThreadSpawner<2>>::try_new(
+        Options::new().unbounded(),
+        |_| (),
+        &CLOCK,
+        ThreadSpawner,
+    );
+    assert_eq!(unbounded.err(), Some(antpool::BuildError::CapacityTooLarge));
+}
 
 #[test]
-fn workers_beyond_the_ring_retire_when_they_go_idle() {
+fn workers_beyond_a_fixed_idle_ring_retire_when_they_go_idle() {
+    let pool = antpool::Pool::builder()
+        .capacity(3)
+        .queue::<WorkerRing<1>>()
+        .build()
+        .unwrap();
     let gate = Gate::new();
+    let started = Arc::new(AtomicU64::new(0));
     for _ in 0..3 {
-        RING_POOL.invoke(Cmd::Hold(gate.clone())).unwrap();
+        let (gate, started) = (gate.clone(), started.clone());
+        pool.submit(move || {
+            started.fetch_add(1, Ordering::SeqCst);
+            gate.wait();
+        })
+        .unwrap();
     }
-    assert_eq!(RING_POOL.running(), 3);
+    assert!(eventually(|| started.load(Ordering::SeqCst) == 3));
+    assert_eq!(pool.running(), 3);
     gate.open();
-    assert!(eventually(|| RING_POOL.running() == 1 && live(2) == 1));
-    assert_eq!(RING_POOL.idle(), 1);
-    RING_POOL.release_timeout(Duration::from_secs(10)).unwrap();
+    assert!(eventually(|| pool.running() == 1 && pool.idle() == 1));
+    pool.release_timeout(Duration::from_secs(10)).unwrap();
 }
 
 static_pool!(

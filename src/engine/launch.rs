@@ -12,7 +12,6 @@
 //!   start rarely, so the wait costs little, and no heap is needed.
 
 use core::cell::UnsafeCell;
-use core::mem::MaybeUninit;
 use core::ptr::NonNull;
 
 use crate::sync::{AtomicU8, Ordering};
@@ -20,9 +19,14 @@ use crate::sync::{AtomicU8, Ordering};
 use super::{AbortOnUnwind, Engine, EngineRef, Flavor, SignalOf, worker};
 use crate::spawner::{Job, JobHeader, JobVTable, Signal, Spawner};
 
-/// Starts a worker for `task` through `spawner`; `Err(task)` if none started.
-/// The caller holds a `running` reservation for it and undoes it on `Err`.
-pub(super) fn spawn<H, F>(handle: &H, spawner: &F::Spawner, task: F::Task) -> Result<(), F::Task>
+/// Starts a worker through `spawner`, carrying `task` as its first (or none: it
+/// takes a queued task's place); `Err(task)` if none started. The caller holds
+/// a reservation for it in the control word and undoes it on `Err`.
+pub(super) fn spawn<H, F>(
+    handle: &H,
+    spawner: &F::Spawner,
+    task: Option<F::Task>,
+) -> Result<(), Option<F::Task>>
 where
     H: EngineRef<Engine<F>>,
     F: Flavor,
@@ -78,9 +82,9 @@ mod boxed {
         /// # Safety
         ///
         /// `header` heads a `Record<H, T>` made by `spawn` below, consumed once.
-        unsafe fn take(header: NonNull<JobHeader>) -> Record<H, F::Task> {
+        unsafe fn take(header: NonNull<JobHeader>) -> Record<H, Option<F::Task>> {
             // SAFETY: per the contract, the record was boxed by `spawn` and is ours.
-            *unsafe { Box::from_raw(header.cast::<Record<H, F::Task>>().as_ptr()) }
+            *unsafe { Box::from_raw(header.cast::<Record<H, Option<F::Task>>>().as_ptr()) }
         }
 
         unsafe fn run(header: NonNull<JobHeader>) {
@@ -93,20 +97,19 @@ mod boxed {
         unsafe fn abandon(header: NonNull<JobHeader>) {
             // SAFETY: as for `run`.
             let record = unsafe { Self::take(header) };
-            // The spawner dropped the job: give back the slot reserved for it. Its
-            // task is dropped (documented on `Spawner::spawn`).
-            record
-                .handle
-                .engine()
-                .release_slot(crate::engine::SlotEnd::NotStarted);
+            // The spawner dropped the job: give back the reservation made for it.
+            // Its task is dropped (documented on `Spawner::spawn`).
+            let carried = record.task.is_some();
+            drop(record.task);
+            record.handle.engine().unreserve(carried);
         }
     }
 
     pub(in crate::engine) fn spawn<H, F>(
         handle: &H,
         spawner: &F::Spawner,
-        task: F::Task,
-    ) -> Result<(), F::Task>
+        task: Option<F::Task>,
+    ) -> Result<(), Option<F::Task>>
     where
         H: EngineRef<Engine<F>>,
         F: Flavor,
@@ -143,7 +146,7 @@ const ABANDONED: u8 = 2;
 struct Handshake<H, T, Sig> {
     header: JobHeader,
     handle: H,
-    task: UnsafeCell<MaybeUninit<T>>,
+    task: UnsafeCell<T>,
     state: AtomicU8,
     /// The spawning thread's signal: notified once the worker took the task.
     signal: Sig,
@@ -167,9 +170,11 @@ where
         // SAFETY: this vtable is only reachable from a record made by `handshake`,
         // whose thread waits (record live) until we finish it below.
         let (handle, task) = unsafe {
-            let record = header.cast::<Handshake<H, F::Task, SignalOf<F>>>().as_ptr();
+            let record = header
+                .cast::<Handshake<H, Option<F::Task>, SignalOf<F>>>()
+                .as_ptr();
             let handle = (*record).handle.clone();
-            let task = (*(*record).task.get()).assume_init_read();
+            let task = (*(*record).task.get()).take();
             (*record).state.store(STARTED, Ordering::Release);
             // Our last touch of the record; no reference into it outlives the
             // token (Signal rule 6).
@@ -182,14 +187,20 @@ where
     unsafe fn abandon(header: NonNull<JobHeader>) {
         // SAFETY: as for `run`; the spawning thread takes the task back.
         unsafe {
-            let record = header.cast::<Handshake<H, F::Task, SignalOf<F>>>().as_ptr();
+            let record = header
+                .cast::<Handshake<H, Option<F::Task>, SignalOf<F>>>()
+                .as_ptr();
             (*record).state.store(ABANDONED, Ordering::Release);
             SignalOf::<F>::notify(core::ptr::addr_of!((*record).signal));
         }
     }
 }
 
-fn handshake<H, F>(handle: &H, spawner: &F::Spawner, task: F::Task) -> Result<(), F::Task>
+fn handshake<H, F>(
+    handle: &H,
+    spawner: &F::Spawner,
+    task: Option<F::Task>,
+) -> Result<(), Option<F::Task>>
 where
     H: EngineRef<Engine<F>>,
     F: Flavor,
@@ -199,7 +210,7 @@ where
             vtable: &HandshakeVTable::<H, F>::VTABLE,
         },
         handle: handle.clone(),
-        task: UnsafeCell::new(MaybeUninit::new(task)),
+        task: UnsafeCell::new(task),
         state: AtomicU8::new(SENT),
         signal: spawner.signal(),
     };
@@ -222,7 +233,7 @@ where
     if started {
         Ok(())
     } else {
-        // SAFETY: the job was handed back or abandoned, so the task was never taken.
-        Err(unsafe { (*record.task.get()).assume_init_read() })
+        // The job was handed back or abandoned, so the task was never taken.
+        Err(record.task.into_inner())
     }
 }

@@ -23,28 +23,31 @@ use crate::sync::{AtomicU8, Ordering};
 
 use crate::spawner::Signal;
 
-/// Node states. A worker's mailbox moves BUSY → IDLE → (TAKEN → FULL | RETIRE);
-/// a waiter WAITING → (SERVED | GRANTED | CLOSED); a drain record WAITING → DONE.
+/// Node states. A worker's mailbox moves BUSY → IDLE → (TAKEN → WAKE | RETIRE);
+/// a waiter WAITING → (SERVED | GRANTED | CLOSED); a drain or idle record
+/// WAITING → DONE.
 pub(crate) mod state {
-    /// A worker running a task, or about to look for the next one.
+    /// A worker running a task, or looking for the next one.
     pub const BUSY: u8 = 0;
-    /// A worker in the idle queue.
+    /// A worker parked in the idle queue.
     pub const IDLE: u8 = 1;
-    /// A worker taken out of the idle queue by a submitter that will fill it.
+    /// A parked worker detached (under the lock) by a submitter that admitted a
+    /// task for it: no longer idle, its wake-up is coming.
     pub const TAKEN: u8 = 2;
-    /// A worker's mailbox holds its next task.
-    pub const FULL: u8 = 3;
+    /// A worker woken for a task: it takes one from the transport.
+    pub const WAKE: u8 = 3;
     /// A worker told to exit.
     pub const RETIRE: u8 = 4;
-    /// A blocked submitter or releaser in its list.
+    /// A blocked submitter, releaser or `wait_idle` caller in its list.
     pub const WAITING: u8 = 5;
-    /// A blocked submitter whose task a worker took.
+    /// A blocked submitter whose task is in the transport, admitted.
     pub const SERVED: u8 = 6;
     /// A blocked submitter granted a worker slot: it spawns the worker itself.
     pub const GRANTED: u8 = 7;
     /// A blocked submitter turned away because the pool closed.
     pub const CLOSED: u8 = 8;
-    /// A releaser whose pool has no worker left.
+    /// A releaser whose pool has no worker left, or a `wait_idle` caller whose
+    /// pool fell quiet.
     pub const DONE: u8 = 9;
 }
 
@@ -91,18 +94,6 @@ impl<T, Sig: Signal> Node<T, Sig> {
 
     pub(crate) fn signal(&self) -> &Sig {
         &self.signal
-    }
-
-    /// Puts `task` in the empty task cell.
-    ///
-    /// # Safety
-    ///
-    /// The caller has the exclusive right to the cell (it unlinked the node, or
-    /// owns it and nobody else can reach it), and the cell is empty.
-    pub(crate) unsafe fn put_task(&self, task: T) {
-        // SAFETY: exclusive access per the caller's contract; writing a
-        // `MaybeUninit` never drops the old (absent) value.
-        unsafe { (*self.task.get()).write(task) };
     }
 
     /// Moves the task out of the cell, leaving it empty.

@@ -117,4 +117,12 @@ impl Spawner for StdSpawner {
     fn signal(&self) -> StdSignal {
         StdSignal::new()
     }
+
+    fn parallelism(&self) -> usize {
+        thread::available_parallelism().map_or(1, |n| n.get())
+    }
+
+    fn yield_now(&self) {
+        thread::yield_now();
+    }
 }

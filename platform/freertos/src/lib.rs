@@ -49,11 +49,10 @@
 //! #   let _ = led;
 //! }
 //!
-//! static POOL: StaticPoolWithFunc<u8, WorkerRing<3>, TickClock, FreeRtosSpawner> =
+//! static POOL: StaticPoolWithFunc<u8, 3, TickClock, FreeRtosSpawner> =
 //!     StaticPoolWithFunc::new(
 //!         Options::new().capacity(3).expiry(Duration::from_millis(500)),
 //!         blink,
-//!         WorkerRing::new(),
 //!         TickClock::new(1_000),
 //!         FreeRtosSpawner::new().name(c"blink").stack_words(512).priority(2).tick_hz(1_000),
 //!     );

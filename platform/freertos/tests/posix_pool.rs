@@ -367,14 +367,12 @@ fn static_pool_without_heap(checks: &mut Checks, baseline: usize) {
             delay(1);
         }
     }
-    static POOL: StaticPoolWithFunc<usize, WorkerRing<3>, TickClock, FreeRtosSpawner> =
-        StaticPoolWithFunc::new(
-            Options::new().capacity(3).expiry(Duration::from_millis(50)),
-            add,
-            WorkerRing::new(),
-            CLOCK,
-            SPAWNER,
-        );
+    static POOL: StaticPoolWithFunc<usize, 3, TickClock, FreeRtosSpawner> = StaticPoolWithFunc::new(
+        Options::new().capacity(3).expiry(Duration::from_millis(50)),
+        add,
+        CLOCK,
+        SPAWNER,
+    );
     const N: usize = 1_000;
     let start = ticks();
     for n in 1..=N {

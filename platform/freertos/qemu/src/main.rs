@@ -199,13 +199,12 @@ const SPAWNER: FreeRtosSpawner = unsafe { FreeRtosSpawner::new().notify_index(1)
     .priority(2)
     .tick_hz(TICK_HZ);
 
-static POOL: StaticPoolWithFunc<usize, WorkerRing<CAP>, TickClock, FreeRtosSpawner> =
+static POOL: StaticPoolWithFunc<usize, CAP, TickClock, FreeRtosSpawner> =
     StaticPoolWithFunc::new(
         Options::new()
             .capacity(CAP)
             .expiry(Duration::from_millis(EXPIRY_TICKS)),
         job,
-        WorkerRing::new(),
         CLOCK,
         SPAWNER,
     );

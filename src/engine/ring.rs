@@ -1,0 +1,415 @@
+//! [`Ring`]: a bounded, lock-free, multi-producer multi-consumer FIFO — the
+//! transport that carries tasks from submitters to workers.
+//!
+//! The algorithm is crossbeam's `ArrayQueue` (Dmitry Vyukov's bounded queue):
+//! every slot has a *stamp* that says which lap of the ring may use it next,
+//! so a push claims a slot with one compare-and-swap on `tail` and publishes
+//! it with one store to the slot's stamp, and a pop does the same on `head`.
+//! Submitters write `tail`, workers write `head`: two different cache lines,
+//! and they meet only on the slot they hand over.
+//!
+//! Written here rather than taken from `crossbeam-queue` because the engine
+//! needs it without a heap (the slots of a `static` pool live inline), on the
+//! `portable-atomic` atomics of targets without compare-and-swap, and under
+//! loom, which checks it through the engine's models and this file's own.
+//!
+//! A stamp is `lap + index` for the slot at `index`: equal to the `tail` that
+//! may push into it, one more once it is full, and `head + one_lap` once it is
+//! emptied for the next lap. Stamps are stored minus the slot's index, so every
+//! slot starts from the same value, 0, and an array of them can be made in a
+//! `const` context.
+
+use core::marker::PhantomData;
+use core::mem::MaybeUninit;
+
+use crate::sync::{AtomicUsize, Cell, Ordering, fence, spin_hint};
+
+use super::padded::Padded;
+
+/// One slot of a ring: a stamp and room for a task.
+pub(crate) struct Slot<T> {
+    /// The stamp, minus the slot's index.
+    stamp: AtomicUsize,
+    value: Cell<MaybeUninit<T>>,
+}
+
+// SAFETY: a slot hands its value from one thread to another; the stamp
+// protocol gives each value exactly one writer and then exactly one reader.
+unsafe impl<T: Send> Send for Slot<T> {}
+// SAFETY: as for `Send`: shared slots are only written by the thread that
+// claimed them through `tail`, and read by the one that claimed them through
+// `head`, in the order the stamps impose.
+unsafe impl<T: Send> Sync for Slot<T> {}
+
+impl<T> Slot<T> {
+    maybe_const_fn! {
+        /// An empty slot, ready for lap 0.
+        pub(crate) fn new() -> Self {
+            Slot {
+                stamp: AtomicUsize::new(0),
+                value: Cell::new(MaybeUninit::uninit()),
+            }
+        }
+    }
+
+    #[inline]
+    fn stamp(&self, index: usize) -> usize {
+        self.stamp.load(Ordering::Acquire).wrapping_add(index)
+    }
+
+    #[inline]
+    fn set_stamp(&self, index: usize, stamp: usize) {
+        self.stamp
+            .store(stamp.wrapping_sub(index), Ordering::Release);
+    }
+}
+
+/// Where a ring keeps its slots: inline (`[Slot<T>; N]`, no heap) or boxed.
+pub(crate) trait Slots<T>: Send + Sync + 'static {
+    fn slots(&self) -> &[Slot<T>];
+}
+
+impl<T: Send + 'static, const N: usize> Slots<T> for [Slot<T>; N] {
+    #[inline]
+    fn slots(&self) -> &[Slot<T>] {
+        self
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<T: Send + 'static> Slots<T> for alloc::boxed::Box<[Slot<T>]> {
+    #[inline]
+    fn slots(&self) -> &[Slot<T>] {
+        self
+    }
+}
+
+/// `n` empty slots on the heap.
+#[cfg(feature = "alloc")]
+pub(crate) fn boxed_slots<T>(n: usize) -> alloc::boxed::Box<[Slot<T>]> {
+    (0..n).map(|_| Slot::new()).collect()
+}
+
+/// A bounded lock-free FIFO over the slots `S`.
+pub(crate) struct Ring<T, S: Slots<T>> {
+    head: Padded<AtomicUsize>,
+    tail: Padded<AtomicUsize>,
+    /// The capacity (the number of slots).
+    cap: usize,
+    /// A power of two above `cap`: the lap part of an index counts in units of it.
+    one_lap: usize,
+    slots: S,
+    // `fn() -> T`: the ring is `Send`/`Sync` as its slots are (`T: Send`).
+    _tasks: PhantomData<fn() -> T>,
+}
+
+impl<T, S: Slots<T>> Ring<T, S> {
+    maybe_const_fn! {
+        /// A ring over `slots`, which hold `cap` slots (at least one).
+        pub(crate) fn new(slots: S, cap: usize) -> Self {
+            assert!(cap > 0, "a ring needs at least one slot");
+            Ring {
+                head: Padded::new(AtomicUsize::new(0)),
+                tail: Padded::new(AtomicUsize::new(0)),
+                cap,
+                one_lap: (cap + 1).next_power_of_two(),
+                slots,
+                _tasks: PhantomData,
+            }
+        }
+    }
+
+    /// The index that follows `at`: the next slot, or the first of the next lap.
+    #[inline]
+    fn next(&self, at: usize) -> usize {
+        let index = at & (self.one_lap - 1);
+        if index + 1 < self.cap {
+            at + 1
+        } else {
+            (at & !(self.one_lap - 1)).wrapping_add(self.one_lap)
+        }
+    }
+
+    #[inline]
+    fn slot(&self, at: usize) -> (&Slot<T>, usize) {
+        let index = at & (self.one_lap - 1);
+        let slots = self.slots.slots();
+        debug_assert_eq!(slots.len(), self.cap);
+        (&slots[index], index)
+    }
+
+    /// Appends `value`, or hands it back if every slot is full.
+    pub(crate) fn push(&self, value: T) -> Result<(), T> {
+        let mut tail = self.tail.load(Ordering::Relaxed);
+        loop {
+            let (slot, index) = self.slot(tail);
+            let stamp = slot.stamp(index);
+            if stamp == tail {
+                // The slot is free for this lap: claim it.
+                match self.tail.compare_exchange_weak(
+                    tail,
+                    self.next(tail),
+                    Ordering::SeqCst,
+                    Ordering::Relaxed,
+                ) {
+                    Ok(_) => {
+                        // SAFETY: winning the swap on `tail` made this thread the
+                        // slot's only writer for this lap, and its reader waits
+                        // for the stamp below before it reads.
+                        slot.value.with_mut(|cell| unsafe { (*cell).write(value) });
+                        slot.set_stamp(index, tail.wrapping_add(1));
+                        return Ok(());
+                    }
+                    Err(now) => {
+                        tail = now;
+                        spin_hint();
+                    }
+                }
+            } else if stamp.wrapping_add(self.one_lap) == tail.wrapping_add(1) {
+                // The slot still holds last lap's value: full, unless its
+                // reader has already claimed it and is about to free it.
+                fence(Ordering::SeqCst);
+                let head = self.head.load(Ordering::Relaxed);
+                if head.wrapping_add(self.one_lap) == tail {
+                    return Err(value);
+                }
+                spin_hint();
+                tail = self.tail.load(Ordering::Relaxed);
+            } else {
+                // Another pusher moved on; catch up.
+                spin_hint();
+                tail = self.tail.load(Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Takes the oldest value, or `None` if the ring is empty.
+    pub(crate) fn pop(&self) -> Option<T> {
+        let mut head = self.head.load(Ordering::Relaxed);
+        loop {
+            let (slot, index) = self.slot(head);
+            let stamp = slot.stamp(index);
+            if stamp == head.wrapping_add(1) {
+                // The slot is full: claim it.
+                match self.head.compare_exchange_weak(
+                    head,
+                    self.next(head),
+                    Ordering::SeqCst,
+                    Ordering::Relaxed,
+                ) {
+                    Ok(_) => {
+                        // SAFETY: winning the swap on `head` made this thread the
+                        // slot's only reader for this lap; the Acquire load of the
+                        // stamp saw the writer's Release store, so the value is
+                        // there. The stamp below frees the slot for the next lap.
+                        let value = slot
+                            .value
+                            .with_mut(|cell| unsafe { (*cell).assume_init_read() });
+                        slot.set_stamp(index, head.wrapping_add(self.one_lap));
+                        return Some(value);
+                    }
+                    Err(now) => {
+                        head = now;
+                        spin_hint();
+                    }
+                }
+            } else if stamp == head {
+                // The slot is empty: the ring is, unless a pusher has claimed it
+                // and not yet written it.
+                fence(Ordering::SeqCst);
+                let tail = self.tail.load(Ordering::Relaxed);
+                if tail == head {
+                    return None;
+                }
+                spin_hint();
+                head = self.head.load(Ordering::Relaxed);
+            } else {
+                // Another popper moved on; catch up.
+                spin_hint();
+                head = self.head.load(Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Whether the ring looked empty a moment ago: two loads, no fence. For
+    /// polling; a `pop` decides.
+    #[inline]
+    pub(crate) fn looks_empty(&self) -> bool {
+        self.tail.load(Ordering::Relaxed) == self.head.load(Ordering::Relaxed)
+    }
+}
+
+impl<T, S: Slots<T>> Drop for Ring<T, S> {
+    fn drop(&mut self) {
+        // Drop the values still in the ring (only tasks no worker was ever
+        // started for: see `Transport`'s drop).
+        let mut head = self.head.load(Ordering::Relaxed);
+        let tail = self.tail.load(Ordering::Relaxed);
+        while head != tail {
+            let (slot, _) = self.slot(head);
+            // SAFETY: `&mut self`: no other thread touches the ring, and every
+            // slot from head to tail holds a value that was written and never read.
+            slot.value
+                .with_mut(|cell| unsafe { (*cell).assume_init_drop() });
+            head = self.next(head);
+        }
+    }
+}
+
+#[cfg(all(test, feature = "alloc", not(antpool_loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fifo_full_and_empty() {
+        let ring = Ring::new(boxed_slots::<u32>(3), 3);
+        assert_eq!(ring.pop(), None);
+        assert!(ring.looks_empty());
+        for lap in 0..5 {
+            ring.push(lap).unwrap();
+            ring.push(lap + 10).unwrap();
+            ring.push(lap + 20).unwrap();
+            assert_eq!(ring.push(99), Err(99));
+            assert_eq!(ring.pop(), Some(lap));
+            ring.push(lap + 30).unwrap();
+            assert_eq!(ring.pop(), Some(lap + 10));
+            assert_eq!(ring.pop(), Some(lap + 20));
+            assert_eq!(ring.pop(), Some(lap + 30));
+            assert_eq!(ring.pop(), None);
+        }
+    }
+
+    #[test]
+    fn inline_slots_and_drop_of_what_is_left() {
+        use alloc::sync::Arc;
+        let ring: Ring<Arc<()>, [Slot<Arc<()>>; 4]> = Ring::new([const { Slot::new() }; 4], 4);
+        let token = Arc::new(());
+        for _ in 0..7 {
+            ring.push(token.clone()).unwrap();
+            drop(ring.pop());
+        }
+        ring.push(token.clone()).unwrap();
+        ring.push(token.clone()).unwrap();
+        assert_eq!(Arc::strong_count(&token), 3);
+        drop(ring);
+        assert_eq!(Arc::strong_count(&token), 1);
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn many_threads_each_value_once() {
+        use std::sync::Arc;
+        use std::vec::Vec;
+        let ring = Arc::new(Ring::new(boxed_slots::<usize>(8), 8));
+        let per = if cfg!(miri) { 200 } else { 20_000 };
+        let producers: Vec<_> = (0..2)
+            .map(|p| {
+                let ring = ring.clone();
+                std::thread::spawn(move || {
+                    for i in 0..per {
+                        let mut v = p * per + i;
+                        while let Err(back) = ring.push(v) {
+                            v = back;
+                            std::thread::yield_now();
+                        }
+                    }
+                })
+            })
+            .collect();
+        let consumers: Vec<_> = (0..2)
+            .map(|_| {
+                let ring = ring.clone();
+                std::thread::spawn(move || {
+                    let mut got = Vec::new();
+                    while got.len() < per {
+                        match ring.pop() {
+                            Some(v) => got.push(v),
+                            None => std::thread::yield_now(),
+                        }
+                    }
+                    got
+                })
+            })
+            .collect();
+        for p in producers {
+            p.join().unwrap();
+        }
+        let mut all: Vec<usize> = consumers
+            .into_iter()
+            .flat_map(|c| c.join().unwrap())
+            .collect();
+        all.sort_unstable();
+        assert_eq!(all, (0..2 * per).collect::<Vec<_>>());
+    }
+}
+
+/// The ring under loom: every interleaving of two pushers and a popper on a
+/// ring smaller than what passes through it (laps wrap), each value out once.
+#[cfg(all(test, antpool_loom))]
+mod loom_tests {
+    use super::*;
+    use loom::sync::Arc;
+
+    /// Runs `f` under loom with the preemption bound the engine's models use
+    /// (`LOOM_MAX_PREEMPTIONS`, default 2 here: the ring is small).
+    fn model(f: impl Fn() + Sync + Send + 'static) {
+        let mut builder = loom::model::Builder::new();
+        builder.max_branches = 10_000;
+        if builder.preemption_bound.is_none() {
+            builder.preemption_bound = Some(2);
+        }
+        builder.check(f);
+    }
+
+    #[test]
+    fn concurrent_pushers_each_get_a_slot() {
+        model(|| {
+            let ring: Arc<Ring<u32, [Slot<u32>; 2]>> =
+                Arc::new(Ring::new([Slot::new(), Slot::new()], 2));
+            let pushers: [_; 2] = core::array::from_fn(|i| {
+                let ring = ring.clone();
+                loom::thread::spawn(move || ring.push(i as u32 + 1).unwrap())
+            });
+            for p in pushers {
+                p.join().unwrap();
+            }
+            let (a, b) = (ring.pop().unwrap(), ring.pop().unwrap());
+            assert_eq!(a + b, 3);
+            assert_eq!(ring.pop(), None);
+        });
+    }
+
+    #[test]
+    fn a_slot_is_reused_on_the_next_lap_only_once_emptied() {
+        model(|| {
+            let ring: Arc<Ring<u32, [Slot<u32>; 1]>> = Arc::new(Ring::new([Slot::new()], 1));
+            ring.push(1).unwrap();
+            let r = ring.clone();
+            let popper = loom::thread::spawn(move || r.pop());
+            // Full until the popper has emptied the slot; then lap 1 may use it.
+            let early = ring.push(2);
+            let popped = popper.join().unwrap();
+            assert_eq!(popped, Some(1));
+            if let Err(v) = early {
+                ring.push(v).unwrap();
+            }
+            assert_eq!(ring.pop(), Some(2));
+            assert_eq!(ring.pop(), None);
+        });
+    }
+
+    #[test]
+    fn a_popper_racing_a_pusher_sees_the_value_or_nothing() {
+        model(|| {
+            let ring: Arc<Ring<u32, [Slot<u32>; 2]>> =
+                Arc::new(Ring::new([Slot::new(), Slot::new()], 2));
+            let r = ring.clone();
+            let popper = loom::thread::spawn(move || r.pop());
+            ring.push(7).unwrap();
+            let first = popper.join().unwrap();
+            let second = ring.pop();
+            assert_eq!(first.or(second), Some(7));
+            assert!(first.is_none() || second.is_none());
+        });
+    }
+}
