@@ -32,22 +32,40 @@ pub fn threads() -> usize {
     status_field("Threads:")
 }
 
-/// CPU time this process has used (user + system), seconds.
-pub fn cpu_seconds() -> f64 {
+/// This process's resource usage (all its threads, live and ended).
+fn rusage() -> libc::rusage {
     // SAFETY: an all-zero `rusage` is a valid value to be overwritten.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: `usage` is a valid, writable `rusage`; RUSAGE_SELF is a valid target.
     let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
     assert_eq!(rc, 0, "getrusage failed");
+    usage
+}
+
+/// CPU time this process has used (user + system), seconds.
+pub fn cpu_seconds() -> f64 {
+    let usage = rusage();
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     secs(usage.ru_utime) + secs(usage.ru_stime)
+}
+
+/// Context switches of this process so far, voluntary and not (`ru_nvcsw +
+/// ru_nivcsw`, summed over all its threads by the kernel). A workload reports
+/// the difference over its measured phase as `ctx_rusage`, so the number exists
+/// without perf.
+pub fn ctx_switches() -> u64 {
+    let usage = rusage();
+    (usage.ru_nvcsw + usage.ru_nivcsw) as u64
 }
 
 /// Samples the thread count every millisecond until dropped, keeping the peak
 /// (not counting the sampler itself).
 pub struct ThreadSampler {
+    /// Set to stop the sampler.
     stop: Arc<AtomicBool>,
+    /// The peak thread count seen.
     peak: Arc<AtomicUsize>,
+    /// The sampler thread.
     handle: Option<thread::JoinHandle<()>>,
 }
 

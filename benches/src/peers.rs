@@ -2,7 +2,10 @@
 //! blocking, and shut down.
 
 use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
 use std::time::Duration;
+
+use crossbeam_channel::{Receiver, Sender, TrySendError};
 
 /// A task as every peer receives it (all of them box closures).
 pub type Task = Box<dyn FnOnce() + Send + 'static>;
@@ -14,6 +17,16 @@ pub enum Kind {
     Antpool,
     /// antpool's `Pool` in queue mode with a bounded queue of 64 tasks.
     AntpoolQueue,
+    /// antpool's `Pool` in queue mode with no limit on the queue.
+    AntpoolUnbounded,
+    /// `cap` threads fed through `crossbeam_channel::bounded(cap)`: the
+    /// same-job reference of antpool's hand-off mode.
+    CbBounded,
+    /// `cap` threads fed through `crossbeam_channel::bounded(64)`: the
+    /// same-job reference of `antpool (queue 64)`.
+    CbBounded64,
+    /// `cap` threads fed through `crossbeam_channel::unbounded()`.
+    CbUnbounded,
     /// `threadpool` (unbounded queue).
     Threadpool,
     /// `rayon::ThreadPool::spawn`.
@@ -34,9 +47,13 @@ pub enum Kind {
 
 impl Kind {
     /// All peers, antpool first.
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 14] = [
         Kind::Antpool,
         Kind::AntpoolQueue,
+        Kind::AntpoolUnbounded,
+        Kind::CbBounded,
+        Kind::CbBounded64,
+        Kind::CbUnbounded,
         Kind::Threadpool,
         Kind::Rayon,
         Kind::Tokio,
@@ -52,6 +69,10 @@ impl Kind {
         match self {
             Kind::Antpool => "antpool",
             Kind::AntpoolQueue => "antpool (queue 64)",
+            Kind::AntpoolUnbounded => "antpool (unbounded queue)",
+            Kind::CbBounded => "cb-bounded(cap)",
+            Kind::CbBounded64 => "cb-bounded(64)",
+            Kind::CbUnbounded => "cb-unbounded",
             Kind::Threadpool => "threadpool",
             Kind::Rayon => "rayon",
             Kind::Tokio => "tokio-spawn_blocking",
@@ -73,15 +94,91 @@ impl Kind {
     pub fn is_thread_per_task(self) -> bool {
         matches!(self, Kind::ThreadPerTask | Kind::BoundedThreadPerTask)
     }
+
+    /// Whether this is one of antpool's modes.
+    pub fn is_antpool(self) -> bool {
+        matches!(
+            self,
+            Kind::Antpool | Kind::AntpoolQueue | Kind::AntpoolUnbounded
+        )
+    }
+
+    /// The peers with an unbounded queue, among which the fastest is the
+    /// reference of `antpool (unbounded queue)`.
+    pub const UNBOUNDED: [Kind; 4] = [
+        Kind::Threadpool,
+        Kind::RustyPool,
+        Kind::Rayon,
+        Kind::CbUnbounded,
+    ];
+
+    /// The peer doing the same job as an antpool mode: `Some(kind)` for a fixed
+    /// reference, `None` for "the fastest of [`Kind::UNBOUNDED`]"; not an antpool
+    /// mode: `None` too.
+    pub fn same_job(self) -> Option<Kind> {
+        match self {
+            Kind::Antpool => Some(Kind::CbBounded),
+            Kind::AntpoolQueue => Some(Kind::CbBounded64),
+            _ => None,
+        }
+    }
+}
+
+/// `cap` threads that each loop on `rx.recv()` and run the task: the plainest
+/// pool there is, over a crossbeam channel.
+pub struct ChannelPool {
+    /// The submitting end; dropped first at shutdown.
+    tx: Option<Sender<Task>>,
+    /// The worker threads, joined at shutdown.
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl ChannelPool {
+    /// Starts `cap` threads reading from the channel `(tx, rx)`.
+    fn new(cap: usize, (tx, rx): (Sender<Task>, Receiver<Task>)) -> ChannelPool {
+        let threads = (0..cap)
+            .map(|_| {
+                let rx = rx.clone();
+                std::thread::spawn(move || {
+                    while let Ok(task) = rx.recv() {
+                        task();
+                    }
+                })
+            })
+            .collect();
+        ChannelPool {
+            tx: Some(tx),
+            threads,
+        }
+    }
+
+    /// The submitting end (there until drop).
+    fn sender(&self) -> &Sender<Task> {
+        self.tx.as_ref().expect("the sender lives until drop")
+    }
+}
+
+impl Drop for ChannelPool {
+    /// Shutdown: drop the sender (every `recv` then fails once the channel is
+    /// empty) and join the threads.
+    fn drop(&mut self) {
+        drop(self.tx.take());
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
 }
 
 /// A counting semaphore (for the bounded thread-per-task peer).
 pub struct Semaphore {
+    /// Permits left.
     permits: Mutex<usize>,
+    /// Signalled when a permit comes back.
     freed: Condvar,
 }
 
 impl Semaphore {
+    /// Takes a permit, waiting for one if none is left.
     fn acquire(&self) {
         let mut permits = self.permits.lock().unwrap();
         while *permits == 0 {
@@ -90,6 +187,7 @@ impl Semaphore {
         *permits -= 1;
     }
 
+    /// Gives a permit back.
     fn release(&self) {
         *self.permits.lock().unwrap() += 1;
         self.freed.notify_one();
@@ -108,6 +206,8 @@ pub enum Peer {
     Tokio(tokio::runtime::Runtime),
     /// rusty_pool.
     RustyPool(rusty_pool::ThreadPool),
+    /// Threads over a crossbeam channel (bounded or not).
+    Channel(ChannelPool),
     /// smol's blocking (a global pool).
     SmolBlocking,
     /// blocking-threadpool.
@@ -132,6 +232,22 @@ impl Peer {
                     .build()
                     .expect("valid options"),
             ),
+            Kind::AntpoolUnbounded => Peer::Antpool(
+                antpool::Pool::builder()
+                    .capacity(cap)
+                    .unbounded_queue()
+                    .build()
+                    .expect("valid options"),
+            ),
+            Kind::CbBounded => {
+                Peer::Channel(ChannelPool::new(cap, crossbeam_channel::bounded(cap)))
+            }
+            Kind::CbBounded64 => {
+                Peer::Channel(ChannelPool::new(cap, crossbeam_channel::bounded(64)))
+            }
+            Kind::CbUnbounded => {
+                Peer::Channel(ChannelPool::new(cap, crossbeam_channel::unbounded()))
+            }
             Kind::Threadpool => Peer::Threadpool(threadpool::ThreadPool::new(cap)),
             Kind::Rayon => Peer::Rayon(
                 rayon::ThreadPoolBuilder::new()
@@ -178,6 +294,7 @@ impl Peer {
             Peer::Rayon(p) => p.spawn(task),
             Peer::Tokio(rt) => drop(rt.spawn_blocking(task)),
             Peer::RustyPool(p) => p.execute(task),
+            Peer::Channel(p) => p.sender().send(task).expect("workers alive"),
             Peer::SmolBlocking => blocking::unblock(task).detach(),
             Peer::BlockingThreadpool(p) => p.execute(task),
             Peer::ThreadPerTask => drop(std::thread::spawn(task)),
@@ -197,6 +314,9 @@ impl Peer {
     pub fn try_submit(&self, task: Task) -> Option<Result<(), Task>> {
         match self {
             Peer::Antpool(p) => Some(p.try_submit(task).map_err(|e| e.into_inner())),
+            Peer::Channel(p) => Some(p.sender().try_send(task).map_err(|e| match e {
+                TrySendError::Full(task) | TrySendError::Disconnected(task) => task,
+            })),
             // rusty_pool's `try_execute` queues rather than rejects; the others
             // have no non-blocking submit at all.
             _ => None,

@@ -1,5 +1,6 @@
 //! The workloads, each measured in its own process (see `main.rs`). Every
-//! function returns its metrics as JSON.
+//! function returns its metrics as JSON, among them `ctx_rusage`: the process's
+//! context switches (`getrusage`) over the measured phase.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -9,7 +10,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::measure::{Done, ThreadSampler, cpu_seconds, peak_rss_kib, rss_kib, threads};
+use crate::measure::{
+    Done, ThreadSampler, cpu_seconds, ctx_switches, peak_rss_kib, rss_kib, threads,
+};
 use crate::peers::{Kind, Peer};
 
 /// What `run` measures, and with which sizes.
@@ -17,31 +20,56 @@ use crate::peers::{Kind, Peer};
 pub enum Workload {
     /// `tasks` tasks that each sleep `sleep_ms`, on `cap` workers.
     Sleepy {
+        /// Workers.
         cap: usize,
+        /// Tasks.
         tasks: usize,
+        /// Each task's sleep, ms.
         sleep_ms: u64,
     },
     /// The same sleeps on `cap` plain threads and no pool: the floor.
     SleepyFloor {
+        /// Threads.
         cap: usize,
+        /// Tasks (sleeps).
         tasks: usize,
+        /// Each sleep, ms.
         sleep_ms: u64,
     },
     /// `tasks` tiny tasks from `submitters` threads, on `cap` workers.
     Tiny {
+        /// Workers.
         cap: usize,
+        /// Tasks, over all submitters.
         tasks: usize,
+        /// Submitting threads.
         submitters: usize,
     },
     /// `n` submissions to a warmed, idle pool, `gap_us` apart.
-    Latency { cap: usize, n: usize, gap_us: u64 },
+    Latency {
+        /// Workers.
+        cap: usize,
+        /// Submissions.
+        n: usize,
+        /// Pause after each submission, µs.
+        gap_us: u64,
+    },
     /// `workers` workers made idle: memory, CPU while idle, expiry.
-    Idle { workers: usize, idle_ms: u64 },
+    Idle {
+        /// Workers (and capacity).
+        workers: usize,
+        /// How long CPU is measured while idle, ms.
+        idle_ms: u64,
+    },
     /// `tasks` tasks of `task_us` of CPU from `submitters` threads on `cap`.
     Backpressure {
+        /// Workers.
         cap: usize,
+        /// Tasks, over all submitters.
         tasks: usize,
+        /// Submitting threads.
         submitters: usize,
+        /// Each task's CPU, µs.
         task_us: u64,
     },
 }
@@ -94,9 +122,11 @@ pub fn run(kind: Option<Kind>, workload: Workload) -> Value {
     }
 }
 
+/// sleepy: wall time, threads, memory and CPU of `tasks` sleeps on `cap` workers.
 fn sleepy(kind: Kind, cap: usize, tasks: usize, sleep_ms: u64) -> Value {
     let sampler = ThreadSampler::start();
     let cpu0 = cpu_seconds();
+    let ctx0 = ctx_switches();
     let start = Instant::now();
     let peer = Peer::new(kind, cap);
     let done = Done::default();
@@ -109,18 +139,22 @@ fn sleepy(kind: Kind, cap: usize, tasks: usize, sleep_ms: u64) -> Value {
     }
     done.wait_for(tasks);
     let wall = start.elapsed().as_secs_f64();
+    let ctx = ctx_switches() - ctx0;
     json!({
         "wall_s": wall,
         "ideal_s": (tasks as f64 / cap as f64).ceil() * sleep_ms as f64 / 1e3,
         "peak_threads": sampler.finish(),
         "peak_rss_kib": peak_rss_kib(),
         "cpu_s": cpu_seconds() - cpu0,
+        "ctx_rusage": ctx,
     })
 }
 
+/// The sleepy floor: the same sleeps on `cap` plain threads.
 fn sleepy_floor(cap: usize, tasks: usize, sleep_ms: u64) -> Value {
     let sampler = ThreadSampler::start();
     let cpu0 = cpu_seconds();
+    let ctx0 = ctx_switches();
     let start = Instant::now();
     let threads: Vec<_> = (0..cap)
         .map(|i| {
@@ -136,15 +170,18 @@ fn sleepy_floor(cap: usize, tasks: usize, sleep_ms: u64) -> Value {
         t.join().expect("floor thread");
     }
     let wall = start.elapsed().as_secs_f64();
+    let ctx = ctx_switches() - ctx0;
     json!({
         "wall_s": wall,
         "ideal_s": (tasks as f64 / cap as f64).ceil() * sleep_ms as f64 / 1e3,
         "peak_threads": sampler.finish(),
         "peak_rss_kib": peak_rss_kib(),
         "cpu_s": cpu_seconds() - cpu0,
+        "ctx_rusage": ctx,
     })
 }
 
+/// tiny: ns per task of `tasks` tiny tasks from `submitters` threads.
 fn tiny(kind: Kind, cap: usize, tasks: usize, submitters: usize) -> Value {
     let peer = Arc::new(Peer::new(kind, cap));
     let counter = Arc::new(AtomicU64::new(0));
@@ -153,6 +190,7 @@ fn tiny(kind: Kind, cap: usize, tasks: usize, submitters: usize) -> Value {
     let total = per * submitters;
     let sampler = ThreadSampler::start();
     let cpu0 = cpu_seconds();
+    let ctx0 = ctx_switches();
     let start = Instant::now();
     let threads: Vec<_> = (0..submitters)
         .map(|s| {
@@ -174,15 +212,18 @@ fn tiny(kind: Kind, cap: usize, tasks: usize, submitters: usize) -> Value {
     }
     done.wait_for(total);
     let wall = start.elapsed();
+    let ctx = ctx_switches() - ctx0;
     json!({
         "tasks": total,
         "ns_per_task": wall.as_nanos() as f64 / total as f64,
         "peak_rss_kib": peak_rss_kib(),
         "cpu_s": cpu_seconds() - cpu0,
         "peak_threads": sampler.finish(),
+        "ctx_rusage": ctx,
     })
 }
 
+/// latency: submit → task start on a warmed, idle pool.
 fn latency(kind: Kind, cap: usize, n: usize, gap_us: u64) -> Value {
     let peer = Peer::new(kind, cap);
     // Warm up: every worker started once, then idle.
@@ -193,6 +234,7 @@ fn latency(kind: Kind, cap: usize, n: usize, gap_us: u64) -> Value {
     }
     warm.wait_for(cap);
     thread::sleep(Duration::from_millis(20));
+    let ctx0 = ctx_switches();
     let origin = Instant::now();
     let started: Arc<Vec<AtomicU64>> = Arc::new((0..n).map(|_| AtomicU64::new(0)).collect());
     let mut submitted = Vec::with_capacity(n);
@@ -207,6 +249,7 @@ fn latency(kind: Kind, cap: usize, n: usize, gap_us: u64) -> Value {
         thread::sleep(Duration::from_micros(gap_us));
     }
     done.wait_for(n);
+    let ctx = ctx_switches() - ctx0;
     let mut lat: Vec<f64> = (0..n)
         .map(|i| {
             started[i]
@@ -222,9 +265,11 @@ fn latency(kind: Kind, cap: usize, n: usize, gap_us: u64) -> Value {
         "p99_us": pct(0.99),
         "p999_us": pct(0.999),
         "mean_us": lat.iter().sum::<f64>() / lat.len() as f64,
+        "ctx_rusage": ctx,
     })
 }
 
+/// idle: memory and CPU of idle workers, and how many expire.
 fn idle(kind: Kind, workers: usize, idle_ms: u64) -> Value {
     let threads0 = threads();
     let rss0 = rss_kib();
@@ -247,8 +292,11 @@ fn idle(kind: Kind, workers: usize, idle_ms: u64) -> Value {
     let idle_threads = threads().saturating_sub(threads0);
     let rss_idle = rss_kib().saturating_sub(rss0);
     let cpu0 = cpu_seconds();
+    let ctx0 = ctx_switches();
     thread::sleep(Duration::from_millis(idle_ms));
     let idle_cpu = cpu_seconds() - cpu0;
+    // While idle: the sleeping main thread's own switch, plus any the pool makes.
+    let idle_ctx = ctx_switches() - ctx0;
     // Expiry: antpool, tokio and rusty_pool retire idle workers after 1 s here;
     // threadpool and rayon never. Measured 2.5 s after the tasks ended.
     thread::sleep(Duration::from_millis(2_450u64.saturating_sub(idle_ms)));
@@ -257,14 +305,17 @@ fn idle(kind: Kind, workers: usize, idle_ms: u64) -> Value {
         "rss_per_idle_worker_kib": rss_idle as f64 / workers as f64,
         "idle_cpu_percent": idle_cpu / (idle_ms as f64 / 1e3) * 100.0,
         "threads_after_expiry": threads().saturating_sub(threads0),
+        "ctx_rusage": idle_ctx,
     })
 }
 
+/// backpressure: throughput with blocking submits, and the cost of a rejection.
 fn backpressure(kind: Kind, cap: usize, tasks: usize, submitters: usize, task_us: u64) -> Value {
     let peer = Arc::new(Peer::new(kind, cap));
     let done = Done::default();
     let per = tasks / submitters;
     let total = per * submitters;
+    let ctx0 = ctx_switches();
     let start = Instant::now();
     let threads: Vec<_> = (0..submitters)
         .map(|_| {
@@ -285,6 +336,7 @@ fn backpressure(kind: Kind, cap: usize, tasks: usize, submitters: usize, task_us
     }
     done.wait_for(total);
     let wall = start.elapsed().as_secs_f64();
+    let ctx = ctx_switches() - ctx0;
     // The rejection path: saturate the pool, then time failed non-blocking submits.
     let rejection_ns = {
         let hold = Arc::new(AtomicUsize::new(0));
@@ -297,30 +349,38 @@ fn backpressure(kind: Kind, cap: usize, tasks: usize, submitters: usize, task_us
             }));
         }
         thread::sleep(Duration::from_millis(20));
+        // A peer with a queue takes tasks until the queue is full: fill it first
+        // (untimed), so that only rejections are timed.
+        let mut supported = false;
+        for _ in 0..100_000 {
+            match peer.try_submit(Box::new(|| ())) {
+                Some(Ok(())) => {}
+                Some(Err(_)) => {
+                    supported = true;
+                    break;
+                }
+                None => break,
+            }
+        }
         let tries = 100_000;
         let t0 = Instant::now();
         let mut rejected = 0usize;
-        let mut supported = true;
-        for _ in 0..tries {
-            match peer.try_submit(Box::new(|| ())) {
-                Some(Err(task)) => {
+        if supported {
+            for _ in 0..tries {
+                if let Some(Err(task)) = peer.try_submit(Box::new(|| ())) {
                     rejected += 1;
                     drop(task);
-                }
-                Some(Ok(())) => {}
-                None => {
-                    supported = false;
-                    break;
                 }
             }
         }
         let ns = t0.elapsed().as_nanos() as f64 / tries as f64;
         hold.store(1, Ordering::Release);
-        (supported && rejected == tries).then_some(ns)
+        (rejected == tries).then_some(ns)
     };
     json!({
         "tasks_per_s": total as f64 / wall,
         "peak_rss_kib": peak_rss_kib(),
         "rejection_ns": rejection_ns,
+        "ctx_rusage": ctx,
     })
 }

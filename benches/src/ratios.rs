@@ -1,0 +1,248 @@
+//! The ratio tables: each antpool mode against the peer doing the same job and
+//! against the best peers, with the absolute numbers beside the ratios. A ratio
+//! is antpool ÷ reference: below 1, antpool is ahead (all these metrics are
+//! lower-is-better).
+
+use std::fmt::Write as _;
+
+use crate::peers::Kind;
+use crate::report::{Row, Stat, groups};
+
+/// The antpool mode a row measured (an `@base` row too), if it is one.
+fn mode_of(pool: &str) -> Option<Kind> {
+    Kind::parse(pool.strip_suffix(" @base").unwrap_or(pool)).filter(|k| k.is_antpool())
+}
+
+/// Whether a row is a peer (not antpool, not the no-pool floor).
+fn is_peer(row: &Row) -> bool {
+    mode_of(&row.pool).is_none() && Kind::parse(&row.pool).is_some()
+}
+
+/// A measured row's median of `metric`.
+fn median(row: &Row, metric: &str) -> Option<f64> {
+    row.ok()
+        .then(|| row.get(metric))
+        .flatten()
+        .map(|s: Stat| s.median)
+}
+
+/// The row of `group` with the lowest median `metric` among those `pick` accepts.
+fn best<'a>(group: &[&'a Row], metric: &str, pick: impl Fn(&Row) -> bool) -> Option<&'a Row> {
+    group
+        .iter()
+        .copied()
+        .filter(|r| pick(r))
+        .filter_map(|r| median(r, metric).map(|m| (r, m)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(r, _)| r)
+}
+
+/// A number, or a dash.
+fn num(x: Option<f64>, digits: usize) -> String {
+    x.map_or("—".into(), |x| format!("{x:.digits$}"))
+}
+
+/// `a ÷ b` in bold, or a dash.
+fn ratio(a: Option<f64>, b: Option<f64>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) if b > 0.0 => format!("**{:.2}**", a / b),
+        _ => "—".into(),
+    }
+}
+
+/// A Markdown table's header.
+fn header(out: &mut String, cols: &[&str]) {
+    let _ = writeln!(out, "| {} |", cols.join(" | "));
+    let _ = writeln!(out, "|{}", "---|".repeat(cols.len()));
+}
+
+/// The context-switch metric of a set of rows: perf's when every measured row
+/// has it, else getrusage's (which always exists); and how to say so.
+fn ctx_metric(rows: &[&Row]) -> (&'static str, &'static str) {
+    let measured = rows.iter().filter(|r| r.ok());
+    match measured.clone().count() > 0 && measured.clone().all(|r| r.get("ctx_switches").is_some())
+    {
+        true => ("ctx_switches", "perf, whole child process"),
+        false => ("ctx_rusage", "getrusage, measured phase"),
+    }
+}
+
+/// tiny: ns/task and context switches of each antpool mode over its same-job
+/// reference and over the fastest unbounded peer.
+fn tiny(rows: &[Row], out: &mut String) {
+    let all: Vec<&Row> = rows.iter().filter(|r| r.family == "tiny").collect();
+    if !all.iter().any(|r| mode_of(&r.pool).is_some()) {
+        return;
+    }
+    let (ctx, source) = ctx_metric(&all);
+    let _ = writeln!(
+        out,
+        "\n### tiny: antpool against the same job and the fastest unbounded peer\n"
+    );
+    let _ = writeln!(
+        out,
+        "Medians of ns/task and context switches ({source}). Same job: `antpool` ↔ \
+         `cb-bounded(cap)`, `antpool (queue 64)` ↔ `cb-bounded(64)`, `antpool (unbounded \
+         queue)` ↔ the fastest of threadpool, rusty_pool, rayon and cb-unbounded (also the \
+         last columns). × = antpool ÷ reference; below 1, antpool is ahead.\n"
+    );
+    header(
+        out,
+        &[
+            "variant",
+            "antpool mode",
+            "ns/task",
+            "ctx sw",
+            "same job",
+            "its ns/task",
+            "its ctx sw",
+            "× ns",
+            "× ctx",
+            "fastest unbounded",
+            "its ns/task",
+            "its ctx sw",
+            "× ns",
+            "× ctx",
+        ],
+    );
+    for (_, variant, group) in groups(rows).into_iter().filter(|(f, _, _)| f == "tiny") {
+        let unbounded = |r: &Row| Kind::UNBOUNDED.iter().any(|k| k.name() == r.pool);
+        let fastest = best(&group, "ns_per_task", unbounded);
+        for row in group.iter().filter(|r| mode_of(&r.pool).is_some()) {
+            let mode = mode_of(&row.pool).expect("filtered");
+            let same = match mode.same_job() {
+                Some(kind) => group.iter().copied().find(|r| r.pool == kind.name()),
+                None => fastest,
+            };
+            let mut cells = vec![variant.clone(), row.pool.clone()];
+            let (ns, sw) = (median(row, "ns_per_task"), median(row, ctx));
+            match &row.error {
+                Some(e) => cells.extend([format!("FAILED: {e}"), "—".into()]),
+                None => cells.extend([num(ns, 0), num(sw, 0)]),
+            }
+            for reference in [same, fastest] {
+                let name = reference.map_or("—".into(), |r| r.pool.clone());
+                let (rns, rsw) = match reference {
+                    Some(r) => (median(r, "ns_per_task"), median(r, ctx)),
+                    None => (None, None),
+                };
+                cells.extend([
+                    name,
+                    num(rns, 0),
+                    num(rsw, 0),
+                    ratio(ns, rns),
+                    ratio(sw, rsw),
+                ]);
+            }
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+        }
+    }
+}
+
+/// latency: p50 and p99 of each antpool row over the best peer's.
+fn latency(rows: &[Row], out: &mut String) {
+    for (_, variant, group) in groups(rows).into_iter().filter(|(f, _, _)| f == "latency") {
+        let antpool: Vec<&&Row> = group
+            .iter()
+            .filter(|r| mode_of(&r.pool).is_some())
+            .collect();
+        if antpool.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "\n### latency ({variant}): antpool against the best peer\n"
+        );
+        header(
+            out,
+            &[
+                "pool",
+                "p50 µs",
+                "best peer (p50)",
+                "its p50 µs",
+                "× p50",
+                "p99 µs",
+                "best peer (p99)",
+                "its p99 µs",
+                "× p99",
+            ],
+        );
+        for row in antpool {
+            let mut cells = vec![row.pool.clone()];
+            for metric in ["p50_us", "p99_us"] {
+                let peer = best(&group, metric, is_peer);
+                let (mine, theirs) = (median(row, metric), peer.and_then(|p| median(p, metric)));
+                cells.extend([
+                    num(mine, 1),
+                    peer.map_or("—".into(), |p| p.pool.clone()),
+                    num(theirs, 1),
+                    ratio(mine, theirs),
+                ]);
+            }
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+        }
+    }
+}
+
+/// sleepy: wall time and peak RSS of each antpool row over threadpool's.
+fn sleepy(rows: &[Row], out: &mut String) {
+    let sleepy: Vec<_> = groups(rows)
+        .into_iter()
+        .filter(|(f, _, _)| f == "sleepy")
+        .collect();
+    if !sleepy
+        .iter()
+        .flat_map(|(_, _, g)| g)
+        .any(|r| mode_of(&r.pool).is_some())
+    {
+        return;
+    }
+    let _ = writeln!(out, "\n### sleepy: antpool against threadpool\n");
+    header(
+        out,
+        &[
+            "variant",
+            "pool",
+            "wall s",
+            "threadpool wall s",
+            "× wall",
+            "peak RSS MiB",
+            "threadpool RSS MiB",
+            "× RSS",
+        ],
+    );
+    for (_, variant, group) in sleepy {
+        let threadpool = group.iter().find(|r| r.pool == Kind::Threadpool.name());
+        for row in group.iter().filter(|r| mode_of(&r.pool).is_some()) {
+            let mib = |r: &Row| median(r, "peak_rss_kib").map(|k| k / 1024.0);
+            let (wall, rss) = (median(row, "wall_s"), mib(row));
+            let (twall, trss) = match threadpool {
+                Some(t) => (median(t, "wall_s"), mib(t)),
+                None => (None, None),
+            };
+            let cells = [
+                variant.clone(),
+                row.pool.clone(),
+                num(wall, 3),
+                num(twall, 3),
+                ratio(wall, twall),
+                num(rss, 1),
+                num(trss, 1),
+                ratio(rss, trss),
+            ];
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+        }
+    }
+}
+
+/// All ratio tables for the families present in `rows` (empty if none).
+pub fn tables(rows: &[Row]) -> String {
+    let mut out = String::new();
+    tiny(rows, &mut out);
+    latency(rows, &mut out);
+    sleepy(rows, &mut out);
+    match out.is_empty() {
+        true => out,
+        false => format!("\n## Ratios\n{out}"),
+    }
+}

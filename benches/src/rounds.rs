@@ -1,0 +1,136 @@
+//! The interleaved schedule: `rounds` rounds, each running every case once in
+//! an order shuffled per round, so that a slow minute of a shared machine
+//! spreads over all the pools instead of landing on one pool's runs.
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+
+use crate::cases::Case;
+use crate::child::Runner;
+
+/// A small xorshift64 generator: the same seed gives the same orders.
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator for `seed` (any value, 0 included).
+    pub fn new(seed: u64) -> Rng {
+        // One splitmix64 step spreads nearby seeds; xorshift needs a non-zero state.
+        let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        Rng((z ^ (z >> 31)).max(1))
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    /// Shuffles `items` in place (Fisher–Yates).
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            let j = (self.next_u64() % (i as u64 + 1)) as usize;
+            items.swap(i, j);
+        }
+    }
+}
+
+/// A seed from the clock, for when `--seed` is not given.
+pub fn clock_seed() -> u64 {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    // Small enough to type back in.
+    (now.as_nanos() as u64 ^ u64::from(std::process::id())) % 1_000_000_000
+}
+
+/// What one case gave over all rounds.
+#[derive(Default)]
+pub struct Outcome {
+    /// Each successful run's metrics (with `round` and `slot`: its place in the
+    /// schedule).
+    pub runs: Vec<Value>,
+    /// Why it failed; a case that fails is not run again in later rounds.
+    pub error: Option<String>,
+}
+
+/// Runs `rounds` rounds of every case, shuffled per round from `seed`; progress
+/// on stderr. One outcome per case, in the order of `cases`.
+pub fn run(cases: &[Case], rounds: usize, seed: u64, runner: &Runner) -> Vec<Outcome> {
+    let mut rng = Rng::new(seed);
+    let mut outcomes: Vec<Outcome> = cases.iter().map(|_| Outcome::default()).collect();
+    let started = Instant::now();
+    for round in 0..rounds {
+        let mut order: Vec<usize> = (0..cases.len()).collect();
+        rng.shuffle(&mut order);
+        for (slot, &i) in order.iter().enumerate() {
+            let case = &cases[i];
+            eprint!(
+                "round {}/{rounds} case {:>3}/{} {:<12} {:<22} {:<30} ",
+                round + 1,
+                slot + 1,
+                cases.len(),
+                case.family,
+                case.variant,
+                case.pool_name(),
+            );
+            let outcome = &mut outcomes[i];
+            if outcome.error.is_some() {
+                eprintln!("skipped (failed before)");
+                continue;
+            }
+            let t0 = Instant::now();
+            let result = runner.run(case);
+            let took = t0.elapsed();
+            match result {
+                Ok(mut metrics) => {
+                    if let Some(obj) = metrics.as_object_mut() {
+                        obj.insert("round".into(), json!(round + 1));
+                        obj.insert("slot".into(), json!(slot + 1));
+                    }
+                    outcome.runs.push(metrics);
+                    eprintln!("ok {} ({} in all)", secs(took), secs(started.elapsed()));
+                }
+                Err(e) => {
+                    eprintln!(
+                        "FAILED {} ({} in all): {e}",
+                        secs(took),
+                        secs(started.elapsed())
+                    );
+                    outcome.error = Some(e);
+                }
+            }
+        }
+    }
+    outcomes
+}
+
+/// "1.23 s".
+fn secs(d: Duration) -> String {
+    format!("{:.2} s", d.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shuffles_repeatably_and_completely() {
+        let shuffled = |seed| {
+            let mut v: Vec<u32> = (0..50).collect();
+            Rng::new(seed).shuffle(&mut v);
+            v
+        };
+        assert_eq!(shuffled(7), shuffled(7));
+        assert_ne!(shuffled(7), shuffled(8));
+        let mut v = shuffled(0);
+        v.sort();
+        assert_eq!(v, (0..50).collect::<Vec<_>>());
+    }
+}
