@@ -199,15 +199,14 @@ const SPAWNER: FreeRtosSpawner = unsafe { FreeRtosSpawner::new().notify_index(1)
     .priority(2)
     .tick_hz(TICK_HZ);
 
-static POOL: StaticPoolWithFunc<usize, CAP, TickClock, FreeRtosSpawner> =
-    StaticPoolWithFunc::new(
-        Options::new()
-            .capacity(CAP)
-            .expiry(Duration::from_millis(EXPIRY_TICKS)),
-        job,
-        CLOCK,
-        SPAWNER,
-    );
+static POOL: StaticPoolWithFunc<usize, CAP, TickClock, FreeRtosSpawner> = StaticPoolWithFunc::new(
+    Options::new()
+        .capacity(CAP)
+        .expiry(Duration::from_millis(EXPIRY_TICKS)),
+    job,
+    CLOCK,
+    SPAWNER,
+);
 
 // ---------------------------------------------------------------------------
 // The checks, run by one controlling task.
