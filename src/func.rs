@@ -274,7 +274,7 @@ where
     /// drop(hold);
     /// ```
     pub fn release_drain(&self) -> alloc::vec::Vec<A> {
-        let calls = self.engine.release_drain();
+        let calls = Engine::release_drain(&self.engine);
         calls.into_iter().map(Call::into_arg).collect()
     }
 }

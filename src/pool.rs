@@ -268,7 +268,7 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     /// drop(hold);
     /// ```
     pub fn release_drain(&self) -> Vec<Task> {
-        let tasks = self.engine.release_drain();
+        let tasks = Engine::release_drain(&self.engine);
         tasks.into_iter().map(SmallTask::into_box).collect()
     }
 }

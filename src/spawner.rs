@@ -194,20 +194,6 @@ pub trait Spawner: Send + Sync + 'static {
     fn parallelism(&self) -> usize {
         1
     }
-
-    /// Lets other threads run: called by a worker that waits, in a rare and
-    /// brief window, for a submitter to finish handing it a task (if that
-    /// submitter was preempted, spinning would delay it). The default does
-    /// nothing but a spin hint; std yields the thread, an RTOS port may yield
-    /// the task.
-    ///
-    /// ```
-    /// use antpool::Spawner;
-    /// antpool::StdSpawner::new().yield_now();
-    /// ```
-    fn yield_now(&self) {
-        core::hint::spin_loop();
-    }
 }
 
 /// What a job's record starts with: how to run it and how to give it up.

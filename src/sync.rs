@@ -83,3 +83,24 @@ macro_rules! maybe_const_fn {
         $(#[$meta])* $vis fn $($rest)*
     };
 }
+
+/// The read that starts a compare-and-swap loop on a control word: `Acquire`.
+/// Under loom it is a read-modify-write, which reads the latest value: a stale
+/// first read only costs such a loop a retry (the swap decides on the value it
+/// replaces), and letting loom try every stale value multiplied the
+/// interleavings of the engine's models by ten for no behaviour the swap would
+/// not also produce. (A refusal decided on a stale read, `Ctl::update`
+/// returning `Err`, is a real behaviour this hides; every caller treats one as
+/// "go another way", which the models reach through concurrent changes too.)
+/// The ring keeps plain loads: its head and tail are polled by loads, and
+/// every RMW adds a store those loads could read — measured, that doubled the
+/// interleavings instead.
+macro_rules! first_read {
+    ($atomic:expr) => {{
+        #[cfg(antpool_loom)]
+        let value = $atomic.fetch_or(0, $crate::sync::Ordering::SeqCst);
+        #[cfg(not(antpool_loom))]
+        let value = $atomic.load($crate::sync::Ordering::Acquire);
+        value
+    }};
+}

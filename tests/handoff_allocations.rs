@@ -2,6 +2,10 @@
 //! for a `Pool` task whose closure fits in three words (it travels inline); a
 //! bigger closure costs exactly its one box. Counted by a global allocator,
 //! process-wide, so this binary holds a single test.
+//!
+//! Both pools pre-allocate their idle queue: otherwise a worker's first park
+//! grows it, and `idle()` already counts a worker that has finished its task
+//! but is still looking for the next one, before it parks.
 
 mod common;
 
@@ -50,9 +54,12 @@ fn allocations_during(idle: impl Fn() -> usize, work: impl FnOnce()) -> usize {
 fn a_hand_off_allocates_nothing_but_a_big_closures_box() {
     // PoolWithFunc: the argument travels by value in the worker's mailbox.
     static RUNS: AtomicUsize = AtomicUsize::new(0);
-    let func_pool = PoolWithFunc::new(1, |n: usize| {
+    let func_pool = PoolWithFunc::builder(|n: usize| {
         RUNS.fetch_add(n, Ordering::SeqCst);
     })
+    .capacity(1)
+    .prealloc(true)
+    .build()
     .unwrap();
     func_pool.invoke(1).unwrap(); // starts the worker (a thread: allocates)
     assert!(eventually(|| func_pool.idle() == 1));
@@ -63,7 +70,7 @@ fn a_hand_off_allocates_nothing_but_a_big_closures_box() {
     assert!(eventually(|| RUNS.load(Ordering::SeqCst) == 101));
 
     // Pool, small closure (one `Arc` captured): inline, no allocation.
-    let pool = Pool::new(1).unwrap();
+    let pool = Pool::builder().capacity(1).prealloc(true).build().unwrap();
     let done = Counter::new();
     let d = done.clone();
     pool.submit(move || d.add()).unwrap();

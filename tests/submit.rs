@@ -177,3 +177,39 @@ fn a_full_ring_retires_the_surplus_worker_instead_of_parking_it() {
     assert!(eventually(|| pool.running() == 1 && spawner.live() == 1));
     assert_eq!(pool.idle(), 1);
 }
+
+/// A pool that has learned its tasks are tiny leaves some of them to a busy
+/// worker's next turn (speculation, see `engine/README.md`). That busy worker
+/// may block: a task must still start promptly on another worker.
+#[test]
+fn a_task_never_waits_long_behind_a_blocked_worker() {
+    let pool = antpool::Pool::new(4).unwrap();
+    for round in 0..50 {
+        // A stream of tiny tasks: the pool learns they are tiny.
+        let done = Counter::new();
+        for _ in 0..2_000 {
+            let d = done.clone();
+            pool.submit(move || d.add()).unwrap();
+        }
+        // Then one that blocks, and right after it a tiny one.
+        let gate = Gate::new();
+        let g = gate.clone();
+        pool.submit(move || g.wait()).unwrap();
+        let quick = Counter::new();
+        let q = quick.clone();
+        let submitted = std::time::Instant::now();
+        pool.submit(move || q.add()).unwrap();
+        assert!(
+            quick.reaches(1),
+            "round {round}: the tiny task waited behind the blocked one"
+        );
+        let waited = submitted.elapsed();
+        gate.open();
+        assert!(done.reaches(2_000));
+        assert!(
+            waited < Duration::from_millis(250),
+            "round {round}: the tiny task waited {waited:?}"
+        );
+    }
+    pool.release_timeout(Duration::from_secs(10)).unwrap();
+}

@@ -1,31 +1,41 @@
-//! The control word: every admission and every change of a worker's state is
-//! one compare-and-swap on it, so each decision sees — and changes — all the
-//! counts it depends on at once. No decision rests on two separate atomics,
-//! so there is no store-then-load handshake (Dekker) to get wrong, and loom
-//! checks every one of them (`engine/README.md`, "The control word").
+//! The two control words. Every change of a worker's state is one
+//! compare-and-swap on [`Ctl`]; every admission one on [`Adm`]. A decision
+//! sees, and changes, all the counts it depends on at once; where a decision
+//! spans a word and the lane (the transport), both sides use read-modify-write
+//! operations (a swap on one, then a read-by-RMW of the other), so the
+//! handshake holds in the C++ memory model and loom checks it as written
+//! (`engine/README.md`, "Handshakes").
 //!
-//! Three counts and three flags share one word:
+//! [`Ctl`], the workers' word:
 //!
 //! | field | meaning |
 //! |---|---|
-//! | `tasks` (B) | tasks admitted and not yet finished: running, on their way to a worker in the transport, or queued |
 //! | `threads` (T) | workers that serve, plus reservations for workers being started |
-//! | `lookers` (S) | awake workers without a task that no submitter has claimed yet |
+//! | `lookers` (S) | awake workers without a task, looking at the lane before they park |
+//! | `busy` (K) | workers holding a task |
+//! | `WATCH` | a parked worker is on watch duty (see `worker.rs`): submitters may leave a task to a busy worker |
+//! | `IDLERS` | `wait_idle` callers wait for the pool to fall quiet |
+//!
+//! Parked workers are the rest: `parked = T - S - K`, which is the idle queue's
+//! length whenever the cold lock is free (only lock holders park or unpark).
+//! Each looker and each busy worker owns its unit: only the worker itself
+//! moves between S and K (or out), except that a waker moves a parked worker
+//! into S, and a spawner reserves a new one in T and S or K.
+//!
+//! [`Adm`], the admission word: a count, and the flags admission checks.
+//!
+//! | field | meaning |
+//! |---|---|
+//! | `count` (A) | hand-off pools: tasks admitted and not finished (at most the capacity); other pools: submitters between their admission and the end of their push |
 //! | `CLOSED` | the pool is released: nothing is admitted |
 //! | `WAITERS` | submitters wait in the cold lock's FIFO: no newcomer may pass them |
-//! | `IDLERS` | `wait_idle` callers wait for `tasks` to reach 0 |
+//! | `IDLERS` | `wait_idle` callers wait (a copy of `Ctl`'s flag, which a queue pool's submitter reads in its leave) |
 //!
-//! Derived: a worker is *busy* (it runs a task, or a task is on its way to it)
-//! unless it is a looker or parked, so `parked = T - S - B` and
-//! `queued = B - (T - S)`, whichever is positive. The engine keeps the
-//! invariant that tasks queue only while no worker is idle (`queued > 0` only
-//! if `S = 0` and `parked = 0`), which makes both formulas exact.
-//!
-//! Widths: with 64-bit atomics, 30 bits of tasks and 15 of each worker count
-//! (at most 32 767 workers, about a billion tasks in flight); on targets with
-//! only 32-bit atomics (microcontrollers), 14 and 7 (127 workers, 16 383 tasks).
+//! Widths: with 64-bit atomics each worker count has 16 bits (at most 65 535
+//! workers; [`MAX_WORKERS`] keeps one bit of margin); with only 32-bit atomics
+//! (microcontrollers), 9 (at most 511).
 
-use crate::sync::{AtomicWord, Ordering};
+use crate::sync::{AtomicUsize, AtomicWord, Ordering};
 
 #[cfg(any(antpool_loom, target_has_atomic = "64"))]
 type Raw = u64;
@@ -33,167 +43,143 @@ type Raw = u64;
 type Raw = u32;
 
 #[cfg(any(antpool_loom, target_has_atomic = "64"))]
-const TASK_BITS: u32 = 30;
-#[cfg(any(antpool_loom, target_has_atomic = "64"))]
-const WORKER_BITS: u32 = 15;
+const BITS: u32 = 16;
 #[cfg(all(not(antpool_loom), not(target_has_atomic = "64")))]
-const TASK_BITS: u32 = 14;
-#[cfg(all(not(antpool_loom), not(target_has_atomic = "64")))]
-const WORKER_BITS: u32 = 7;
+const BITS: u32 = 9;
 
-const TASK_SHIFT: u32 = 0;
-const THREAD_SHIFT: u32 = TASK_BITS;
-const LOOKER_SHIFT: u32 = TASK_BITS + WORKER_BITS;
-const FLAG_SHIFT: u32 = TASK_BITS + 2 * WORKER_BITS;
-const _: () = assert!(FLAG_SHIFT + 3 <= Raw::BITS);
+const THREAD_SHIFT: u32 = 0;
+const LOOKER_SHIFT: u32 = BITS;
+const BUSY_SHIFT: u32 = 2 * BITS;
+const FLAG_SHIFT: u32 = 3 * BITS;
+const _: () = assert!(FLAG_SHIFT + 2 <= Raw::BITS);
 
-/// The most tasks a pool holds in flight (running, on their way, or queued).
-pub(crate) const MAX_TASKS: usize = (1 << TASK_BITS) - 1;
-/// The most workers a pool runs at once.
-pub(crate) const MAX_WORKERS: usize = (1 << WORKER_BITS) - 1;
+/// The most workers a pool runs at once (one below the field's limit, so a
+/// reservation never overflows it).
+pub(crate) const MAX_WORKERS: usize = (1 << BITS) - 2;
 
-/// The flags.
-pub(crate) mod flag {
-    use super::{FLAG_SHIFT, Raw};
+/// A flag of a word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Flag(usize);
 
-    /// A flag of the control word.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-    pub(crate) struct Flag(pub(super) Raw);
+/// A parked worker watches the lane for tasks left to busy workers.
+pub(crate) const WATCH: Flag = Flag(1);
+/// `wait_idle` callers wait for the pool to fall quiet.
+pub(crate) const IDLERS: Flag = Flag(2);
 
-    /// The pool is released: nothing is admitted.
-    pub(crate) const CLOSED: Flag = Flag(1 << FLAG_SHIFT);
-    /// Submitters wait in the FIFO: newcomers join it rather than pass them.
-    pub(crate) const WAITERS: Flag = Flag(1 << (FLAG_SHIFT + 1));
-    /// `wait_idle` callers wait for `tasks` to reach 0.
-    pub(crate) const IDLERS: Flag = Flag(1 << (FLAG_SHIFT + 2));
-}
-
-use flag::Flag;
-
-/// One value of the control word.
+/// One value of the workers' word.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Word(Raw);
 
 impl Word {
     #[inline]
-    fn field(self, shift: u32, bits: u32) -> usize {
-        ((self.0 >> shift) & ((1 << bits) - 1)) as usize
+    fn field(self, shift: u32) -> usize {
+        ((self.0 >> shift) & ((1 << BITS) - 1)) as usize
     }
 
     #[inline]
-    fn plus(self, shift: u32, bits: u32, n: usize) -> Word {
-        debug_assert!(
-            self.field(shift, bits) + n < (1 << bits),
-            "control word overflow"
-        );
+    fn plus(self, shift: u32, n: usize) -> Word {
+        debug_assert!(self.field(shift) + n < (1 << BITS), "control word overflow");
         Word(self.0 + ((n as Raw) << shift))
     }
 
     #[inline]
-    fn minus(self, shift: u32, bits: u32, n: usize) -> Word {
-        debug_assert!(self.field(shift, bits) >= n, "control word underflow");
+    fn minus(self, shift: u32, n: usize) -> Word {
+        debug_assert!(self.field(shift) >= n, "control word underflow");
         Word(self.0 - ((n as Raw) << shift))
     }
 
-    /// Tasks admitted and not finished (B).
     #[inline]
-    pub(crate) fn tasks(self) -> usize {
-        self.field(TASK_SHIFT, TASK_BITS)
+    fn flag_bit(flag: Flag) -> Raw {
+        (flag.0 as Raw) << FLAG_SHIFT
     }
 
     /// Workers that serve, plus reservations (T).
     #[inline]
     pub(crate) fn threads(self) -> usize {
-        self.field(THREAD_SHIFT, WORKER_BITS)
+        self.field(THREAD_SHIFT)
     }
 
-    /// Awake workers without a task that no submitter has claimed (S).
+    /// Awake workers without a task (S).
     #[inline]
     pub(crate) fn lookers(self) -> usize {
-        self.field(LOOKER_SHIFT, WORKER_BITS)
+        self.field(LOOKER_SHIFT)
     }
 
-    /// Workers parked in the idle queue, not yet claimed by a waker.
+    /// Workers holding a task (K).
+    #[inline]
+    pub(crate) fn busy(self) -> usize {
+        self.field(BUSY_SHIFT)
+    }
+
+    /// Workers parked in the idle queue: `T - S - K`.
     #[inline]
     pub(crate) fn parked(self) -> usize {
-        self.threads()
-            .saturating_sub(self.lookers())
-            .saturating_sub(self.tasks())
+        self.threads() - self.lookers() - self.busy()
     }
 
-    /// Admitted tasks that no worker is running or about to run.
+    /// Workers awake: lookers and busy. A looker may hold a task it has just
+    /// popped and not yet counted in `busy`, so only `awake() == 0` says that
+    /// no worker holds a task.
     #[inline]
-    pub(crate) fn queued(self) -> usize {
-        self.tasks()
-            .saturating_sub(self.threads().saturating_sub(self.lookers()))
+    pub(crate) fn awake(self) -> usize {
+        self.lookers() + self.busy()
     }
 
     /// Workers without a task: lookers and parked.
     #[inline]
     pub(crate) fn idle(self) -> usize {
-        self.lookers() + self.parked()
+        self.threads() - self.busy()
     }
 
     #[inline]
     pub(crate) fn has(self, flag: Flag) -> bool {
-        self.0 & flag.0 != 0
-    }
-
-    #[inline]
-    pub(crate) fn with(self, flag: Flag) -> Word {
-        Word(self.0 | flag.0)
-    }
-
-    #[inline]
-    pub(crate) fn without(self, flag: Flag) -> Word {
-        Word(self.0 & !flag.0)
-    }
-
-    #[inline]
-    pub(crate) fn add_tasks(self, n: usize) -> Word {
-        self.plus(TASK_SHIFT, TASK_BITS, n)
-    }
-
-    #[inline]
-    pub(crate) fn sub_tasks(self, n: usize) -> Word {
-        self.minus(TASK_SHIFT, TASK_BITS, n)
+        self.0 & Self::flag_bit(flag) != 0
     }
 
     #[inline]
     pub(crate) fn add_threads(self, n: usize) -> Word {
-        self.plus(THREAD_SHIFT, WORKER_BITS, n)
+        self.plus(THREAD_SHIFT, n)
     }
 
     #[inline]
     pub(crate) fn sub_threads(self, n: usize) -> Word {
-        self.minus(THREAD_SHIFT, WORKER_BITS, n)
+        self.minus(THREAD_SHIFT, n)
     }
 
     #[inline]
     pub(crate) fn add_lookers(self, n: usize) -> Word {
-        self.plus(LOOKER_SHIFT, WORKER_BITS, n)
+        self.plus(LOOKER_SHIFT, n)
     }
 
     #[inline]
     pub(crate) fn sub_lookers(self, n: usize) -> Word {
-        self.minus(LOOKER_SHIFT, WORKER_BITS, n)
+        self.minus(LOOKER_SHIFT, n)
+    }
+
+    #[inline]
+    pub(crate) fn add_busy(self, n: usize) -> Word {
+        self.plus(BUSY_SHIFT, n)
+    }
+
+    #[inline]
+    pub(crate) fn sub_busy(self, n: usize) -> Word {
+        self.minus(BUSY_SHIFT, n)
     }
 }
 
 impl core::fmt::Debug for Word {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Word")
-            .field("tasks", &self.tasks())
             .field("threads", &self.threads())
             .field("lookers", &self.lookers())
-            .field("closed", &self.has(flag::CLOSED))
-            .field("waiters", &self.has(flag::WAITERS))
-            .field("idlers", &self.has(flag::IDLERS))
+            .field("busy", &self.busy())
+            .field("watch", &self.has(WATCH))
+            .field("idlers", &self.has(IDLERS))
             .finish()
     }
 }
 
-/// The control word itself.
+/// The workers' word.
 pub(crate) struct Ctl(AtomicWord);
 
 impl Ctl {
@@ -203,115 +189,193 @@ impl Ctl {
         }
     }
 
-    /// The current value. Acquire: a decision taken on it sees what the
-    /// thread that wrote it did before.
+    /// The current value (Acquire). For a decision that only reads.
     #[inline]
     pub(crate) fn load(&self) -> Word {
         Word(self.0.load(Ordering::Acquire))
     }
 
-    /// Replaces `old` by `new`; on failure returns the value found instead.
+    /// The current value, read by a read-modify-write: the second half of a
+    /// handshake with the lane (see the module docs).
     #[inline]
-    pub(crate) fn cas(&self, old: Word, new: Word) -> Result<Word, Word> {
-        self.0
-            .compare_exchange(old.0, new.0, Ordering::AcqRel, Ordering::Acquire)
-            .map(Word)
-            .map_err(Word)
+    pub(crate) fn read_rmw(&self) -> Word {
+        Word(self.0.fetch_or(0, Ordering::SeqCst))
     }
 
-    /// Applies `f` to the current value until the swap succeeds; `Err` with
-    /// the value `f` refused. `Ok((old, new))` otherwise.
+    /// Applies `f` to the current value until the swap succeeds: `Ok((old,
+    /// new))`, or `Err` with the value `f` refused.
     #[inline]
     pub(crate) fn update(
         &self,
         mut f: impl FnMut(Word) -> Option<Word>,
     ) -> Result<(Word, Word), Word> {
-        let mut old = self.load();
+        let mut old = Word(first_read!(self.0));
         loop {
             let Some(new) = f(old) else {
                 return Err(old);
             };
-            match self.cas(old, new) {
+            match self
+                .0
+                .compare_exchange_weak(old.0, new.0, Ordering::SeqCst, Ordering::Acquire)
+            {
                 Ok(_) => return Ok((old, new)),
-                Err(now) => old = now,
+                Err(now) => old = Word(now),
             }
+        }
+    }
+
+    /// `update` for a change that always applies.
+    #[inline]
+    pub(crate) fn apply(&self, mut f: impl FnMut(Word) -> Word) -> (Word, Word) {
+        match self.update(|w| Some(f(w))) {
+            Ok(swap) => swap,
+            Err(_) => unreachable!("antpool: an unconditional update was refused"),
         }
     }
 
     /// Sets `flag`; returns the value before.
     #[inline]
     pub(crate) fn set(&self, flag: Flag) -> Word {
-        Word(self.0.fetch_or(flag.0, Ordering::AcqRel))
+        Word(self.0.fetch_or(Word::flag_bit(flag), Ordering::SeqCst))
     }
 
     /// Clears `flag`; returns the value before.
     #[inline]
     pub(crate) fn clear(&self, flag: Flag) -> Word {
-        Word(self.0.fetch_and(!flag.0, Ordering::AcqRel))
+        Word(self.0.fetch_and(!Word::flag_bit(flag), Ordering::SeqCst))
+    }
+}
+
+/// The admission flags (in the top bits of [`Adm`]).
+pub(crate) mod adm {
+    /// The pool is released.
+    pub(crate) const CLOSED: usize = 1 << (usize::BITS - 1);
+    /// Submitters wait in the FIFO.
+    pub(crate) const WAITERS: usize = 1 << (usize::BITS - 2);
+    /// `wait_idle` callers wait (mirrors `Ctl`'s `IDLERS`, so that a queue
+    /// pool's submitter leaving the push window learns it from its own RMW).
+    pub(crate) const IDLERS: usize = 1 << (usize::BITS - 3);
+    /// The count's mask.
+    pub(crate) const COUNT: usize = IDLERS - 1;
+}
+
+/// The admission word: a count and two flags (see the module docs).
+pub(crate) struct Adm(AtomicUsize);
+
+impl Adm {
+    maybe_const_fn! {
+        pub(crate) fn new() -> Self {
+            Adm(AtomicUsize::new(0))
+        }
+    }
+
+    #[inline]
+    pub(crate) fn load(&self) -> usize {
+        self.0.load(Ordering::Acquire)
+    }
+
+    /// The current value, read by a read-modify-write (a handshake's second half).
+    #[inline]
+    pub(crate) fn read_rmw(&self) -> usize {
+        self.0.fetch_or(0, Ordering::SeqCst)
+    }
+
+    /// Adds one to the count unless `refuse` says no on the current value
+    /// (which it then returns).
+    #[inline]
+    pub(crate) fn enter(&self, refuse: impl Fn(usize) -> bool) -> Result<usize, usize> {
+        let mut old = first_read!(self.0);
+        loop {
+            if refuse(old) {
+                return Err(old);
+            }
+            match self
+                .0
+                .compare_exchange_weak(old, old + 1, Ordering::SeqCst, Ordering::Acquire)
+            {
+                Ok(_) => return Ok(old),
+                Err(now) => old = now,
+            }
+        }
+    }
+
+    /// Takes one from the count; returns the value before.
+    #[inline]
+    pub(crate) fn leave(&self) -> usize {
+        let old = self.0.fetch_sub(1, Ordering::SeqCst);
+        debug_assert!(old & adm::COUNT > 0, "admission count underflow");
+        old
+    }
+
+    /// Sets the flag bits `bits`; returns the value before.
+    #[inline]
+    pub(crate) fn set(&self, bits: usize) -> usize {
+        self.0.fetch_or(bits, Ordering::SeqCst)
+    }
+
+    /// Clears the flag bits `bits`; returns the value before.
+    #[inline]
+    pub(crate) fn clear(&self, bits: usize) -> usize {
+        self.0.fetch_and(!bits, Ordering::SeqCst)
     }
 }
 
 #[cfg(all(test, not(antpool_loom)))]
 mod tests {
-    use super::flag::{CLOSED, IDLERS, WAITERS};
     use super::*;
 
-    fn word(tasks: usize, threads: usize, lookers: usize) -> Word {
+    fn word(threads: usize, lookers: usize, busy: usize) -> Word {
         Word(0)
-            .add_tasks(tasks)
             .add_threads(threads)
             .add_lookers(lookers)
+            .add_busy(busy)
     }
 
     #[test]
     fn fields_do_not_spill_into_each_other() {
-        let w = word(MAX_TASKS, MAX_WORKERS, MAX_WORKERS);
-        assert_eq!(w.tasks(), MAX_TASKS);
-        assert_eq!(w.threads(), MAX_WORKERS);
-        assert_eq!(w.lookers(), MAX_WORKERS);
-        assert!(!w.has(CLOSED) && !w.has(WAITERS) && !w.has(IDLERS));
-        let w = w.sub_tasks(MAX_TASKS).sub_lookers(1);
+        let w = word(MAX_WORKERS, MAX_WORKERS, MAX_WORKERS);
         assert_eq!(
-            (w.tasks(), w.threads(), w.lookers()),
-            (0, MAX_WORKERS, MAX_WORKERS - 1)
+            (w.threads(), w.lookers(), w.busy()),
+            (MAX_WORKERS, MAX_WORKERS, MAX_WORKERS)
         );
+        assert!(!w.has(WATCH) && !w.has(IDLERS));
+        let w = word(5, 2, 1);
+        assert_eq!((w.parked(), w.idle()), (2, 4));
     }
 
     #[test]
     fn flags_are_independent_of_the_counts() {
         let ctl = Ctl::new();
-        ctl.cas(ctl.load(), word(3, 2, 1)).unwrap();
-        assert!(!ctl.set(WAITERS).has(WAITERS));
-        assert!(ctl.set(CLOSED).has(WAITERS));
+        ctl.apply(|_| word(3, 1, 1));
+        assert!(!ctl.set(WATCH).has(WATCH));
+        assert!(ctl.set(IDLERS).has(WATCH));
         let w = ctl.load();
-        assert!(w.has(CLOSED) && w.has(WAITERS) && !w.has(IDLERS));
-        assert_eq!((w.tasks(), w.threads(), w.lookers()), (3, 2, 1));
-        ctl.clear(WAITERS);
-        assert!(!ctl.load().has(WAITERS));
-        assert_eq!(ctl.load().without(CLOSED), word(3, 2, 1));
-    }
-
-    #[test]
-    fn derived_counts() {
-        // Four workers: one looking, one parked, two busy; two tasks.
-        let w = word(2, 4, 1);
-        assert_eq!((w.parked(), w.queued(), w.idle()), (1, 0, 2));
-        // Every worker busy, three more tasks queued.
-        let w = word(7, 4, 0);
-        assert_eq!((w.parked(), w.queued(), w.idle()), (0, 3, 0));
-        // A task claimed a looker: it counts as busy before it is picked up.
-        let w = word(1, 1, 0);
-        assert_eq!((w.parked(), w.queued(), w.idle()), (0, 0, 0));
-        assert_eq!(word(0, 0, 0).idle(), 0);
+        assert!(w.has(WATCH) && w.has(IDLERS));
+        assert_eq!((w.threads(), w.lookers(), w.busy()), (3, 1, 1));
+        ctl.clear(WATCH);
+        assert!(!ctl.read_rmw().has(WATCH));
     }
 
     #[test]
     fn update_retries_and_refuses() {
         let ctl = Ctl::new();
         assert_eq!(
-            ctl.update(|w| Some(w.add_tasks(1))).unwrap(),
-            (word(0, 0, 0), word(1, 0, 0))
+            ctl.update(|w| Some(w.add_threads(1))).unwrap().1,
+            word(1, 0, 0)
         );
         assert_eq!(ctl.update(|_| None).unwrap_err(), word(1, 0, 0));
+    }
+
+    #[test]
+    fn admission_counts_and_refuses() {
+        let a = Adm::new();
+        assert_eq!(a.enter(|v| v & adm::COUNT >= 2), Ok(0));
+        assert_eq!(a.enter(|v| v & adm::COUNT >= 2), Ok(1));
+        assert_eq!(a.enter(|v| v & adm::COUNT >= 2), Err(2));
+        a.set(adm::CLOSED);
+        assert_eq!(a.enter(|v| v & adm::CLOSED != 0), Err(2 | adm::CLOSED));
+        assert_eq!(a.leave() & adm::COUNT, 2);
+        a.clear(adm::CLOSED);
+        assert_eq!(a.load(), 1);
     }
 }

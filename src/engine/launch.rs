@@ -101,7 +101,7 @@ mod boxed {
             // Its task is dropped (documented on `Spawner::spawn`).
             let carried = record.task.is_some();
             drop(record.task);
-            record.handle.engine().unreserve(carried);
+            record.handle.engine().unreserve(&record.handle, carried);
         }
     }
 

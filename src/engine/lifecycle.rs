@@ -3,7 +3,7 @@
 
 use core::time::Duration;
 
-use super::ctl::flag;
+use super::ctl::{IDLERS, adm};
 use super::node::{Chain, Node, state};
 use super::{AbortOnUnwind, ChainOf, Engine, EngineRef, Flavor, Guard, ListOf};
 use crate::clock::{Clock, Instant};
@@ -14,21 +14,20 @@ use crate::sync::Ordering::Relaxed;
 
 impl<F: Flavor> Engine<F> {
     /// Changes the capacity. Ignored for 0, unbounded and prealloc pools.
-    /// Growing lets blocked submitters in and starts workers for queued tasks
-    /// at once; shrinking retires surplus parked workers at once (busy ones and
-    /// lookers retire as they notice the pool is over capacity).
+    /// Growing lets blocked submitters in and starts workers for tasks waiting
+    /// in the lane; shrinking retires surplus parked workers at once (busy ones
+    /// and lookers retire as they notice the pool is over capacity).
     pub(crate) fn tune<H: EngineRef<Self>>(handle: &H, capacity: usize) {
         let this = handle.engine();
         if capacity == 0 || this.config.capacity.is_none() || this.config.prealloc {
             return;
         }
         let mut cold = this.cold.lock();
-        let old = this.hot.cap.swap(capacity, Relaxed);
-        this.hot.bound.store(this.config.bound(capacity), Relaxed);
+        let old = this.gate.cap.swap(capacity, Relaxed);
         if capacity < old {
             let limit = this.limit();
             let mut retired: ChainOf<F> = Chain::new();
-            if let Ok((old, new)) = this.hot.ctl.update(|w| {
+            if let Ok((old, new)) = this.ctl.update(|w| {
                 let surplus = w.threads().saturating_sub(limit).min(w.parked());
                 (surplus > 0).then(|| w.sub_threads(surplus))
             }) {
@@ -38,39 +37,25 @@ impl<F: Flavor> Engine<F> {
                             "antpool: the control word counts parked workers the idle queue lacks"
                         );
                     };
-                    // SAFETY: see `retire_into`.
-                    unsafe { retire_into(&mut retired, w) };
+                    this.retire_into(&mut cold, &mut retired, w);
                 }
             }
             drop(cold);
             retired.finish_all(state::RETIRE);
+            if this.lane.has_tasks() {
+                this.ensure_taker(handle);
+            }
             return;
         }
-        // Growing: waiters first (they are the oldest), then workers for the
-        // tasks queued behind busy ones.
-        let grants = this.grant_waiters(&mut cold, 0);
-        let limit = this.limit();
-        let mut starts = 0;
-        while this
-            .hot
-            .ctl
-            .update(|w| {
-                let room = !w.has(flag::CLOSED) && w.queued() > 0 && w.threads() < limit;
-                room.then(|| w.add_threads(1))
-            })
-            .is_ok()
-        {
-            starts += 1;
-        }
+        let grants = this.grant_waiters(&mut cold);
         drop(cold);
         grants.finish();
-        for _ in 0..starts {
-            this.start_for_queued(handle);
-        }
+        // Tasks in the lane may now get workers of their own.
+        this.ensure_taker(handle);
     }
 
     /// Removes the workers idle since `cutoff` or earlier from the idle queue
-    /// (under the lock), takes them out of the control word, and chains them to
+    /// (under the lock), takes them out of the workers' word, and chains them to
     /// be retired after the lock — except `me`, the caller, reported instead.
     pub(super) fn reap(
         &self,
@@ -78,22 +63,37 @@ impl<F: Flavor> Engine<F> {
         cutoff: Instant,
         me: Option<WorkerId>,
     ) -> (ChainOf<F>, bool) {
+        let watcher = cold.watcher;
         let mut retired: ChainOf<F> = Chain::new();
-        let mut me_too = false;
+        let (mut me_too, mut watcher_gone) = (false, false);
         let n = cold.idle.refresh(cutoff, |w| {
+            watcher_gone |= Some(w.id) == watcher;
             if Some(w.id) == me {
                 me_too = true;
             } else {
-                // SAFETY: see `retire_into`.
-                unsafe { retire_into(&mut retired, w) };
+                // SAFETY: see `retire_marked`.
+                unsafe { retire_marked(&mut retired, w) };
             }
         });
+        if watcher_gone {
+            self.end_watch(cold);
+        }
         if n > 0 {
-            // Parked workers are in the word's `parked` and nowhere else, and only
-            // lock holders change it: the n are there to take.
-            self.hot.ctl.update(|w| Some(w.sub_threads(n))).ok();
+            // Parked workers are counted in the word's `parked` and nowhere else,
+            // and only lock holders change that: the n are there to take.
+            self.ctl.apply(|w| w.sub_threads(n));
         }
         (retired, me_too)
+    }
+
+    /// Marks a worker just removed from the idle queue (under the lock) as
+    /// retiring, ending the watch if it was the watcher.
+    fn retire_into(&self, cold: &mut Guard<'_, F>, chain: &mut ChainOf<F>, worker: IdleWorker) {
+        if cold.watcher == Some(worker.id) {
+            self.end_watch(cold);
+        }
+        // SAFETY: see `retire_marked`: the worker was just removed under the lock.
+        unsafe { retire_marked(chain, worker) };
     }
 
     /// Retires every worker that has been idle for the expiry or longer, now.
@@ -108,68 +108,91 @@ impl<F: Flavor> Engine<F> {
         drop(cold);
         let n = retired.len();
         retired.finish_all(state::RETIRE);
+        self.wake_for_lane();
         n
     }
 
-    /// Closes the pool: parked workers retire, blocked submitters get their task
-    /// back, busy workers drain the queue and retire, lookers retire. `false` if
-    /// it was already closed.
-    fn close(&self) -> bool {
+    /// Closes the pool: admission stops, blocked submitters get their task
+    /// back, parked workers retire — but for as many as tasks wait in the lane,
+    /// which wake as lookers to run them — and busy workers and lookers drain
+    /// the lane and retire. `false` if it was already closed.
+    pub(crate) fn release(&self) -> bool {
         let mut cold = self.cold.lock();
-        if self.hot.ctl.set(flag::CLOSED).has(flag::CLOSED) {
+        if self.gate.adm.set(adm::CLOSED) & adm::CLOSED != 0 {
             return false;
         }
-        let mut retired: ChainOf<F> = Chain::new();
-        // SAFETY: see `retire_into`.
-        let n = cold.idle.reset(|w| unsafe { retire_into(&mut retired, w) });
-        if n > 0 {
-            self.hot.ctl.update(|w| Some(w.sub_threads(n))).ok();
-        }
+        let (woken, retired) = self.dismiss_parked(&mut cold);
         let turned_away = cold.waiters.take_all();
-        self.hot.ctl.clear(flag::WAITERS);
+        self.gate.adm.clear(adm::WAITERS);
         self.counters.waiting.store(0, Relaxed);
         drop(cold);
+        woken.finish_all(state::WAKE);
         retired.finish_all(state::RETIRE);
         turned_away.finish_all(state::CLOSED);
         true
     }
 
-    /// Closes the pool (see [`close`](Self::close)); `false` if already closed.
-    pub(crate) fn release(&self) -> bool {
-        self.close()
+    /// A closed pool's admission count fell to 0: no task can come any more.
+    /// The last worker may have stayed parked for it (handshake 2): wakes or
+    /// retires the parked workers, then the releasers if that was all.
+    pub(super) fn settle_closed(&self) {
+        let mut cold = self.cold.lock();
+        let (woken, retired) = self.dismiss_parked(&mut cold);
+        drop(cold);
+        woken.finish_all(state::WAKE);
+        retired.finish_all(state::RETIRE);
+        self.wake_drains();
     }
 
-    /// Closes the pool (if it is open) and takes out the tasks queued behind
-    /// busy workers, to be returned instead of run — also after a plain
-    /// `release`, for the tasks not started yet.
-    #[cfg(feature = "alloc")]
-    pub(crate) fn release_drain(&self) -> alloc::vec::Vec<F::Task> {
-        self.close();
-        let mut drained = alloc::vec::Vec::new();
-        // Each swap takes one queued task's place out of the pool; the task is in
-        // the transport (or being pushed). If a looker pops it first, the place
-        // goes back to it, as if a submitter had claimed that looker (`S-1, B+1`).
-        while let Ok((_, new)) = self
-            .hot
-            .ctl
-            .update(|w| (w.queued() > 0).then(|| w.sub_tasks(1)))
-        {
-            loop {
-                if let Some(task) = self.poll_claimed() {
-                    drained.push(task);
-                    self.after_tasks_fell(new);
-                    break;
+    /// Takes every parked worker of a closed pool (under the lock): as many as
+    /// tasks wait in the lane are woken as lookers, the rest retire. The chains
+    /// are finished once the lock is dropped.
+    fn dismiss_parked(&self, cold: &mut super::Guard<'_, F>) -> (ChainOf<F>, ChainOf<F>) {
+        let mut woken: ChainOf<F> = Chain::new();
+        let mut retired: ChainOf<F> = Chain::new();
+        let mut wanted = self.lane.len();
+        while let Some(w) = cold.idle.detach() {
+            if cold.watcher == Some(w.id) {
+                self.end_watch(cold);
+            }
+            match wanted {
+                0 => {
+                    self.ctl.apply(|w| w.sub_threads(1));
+                    // SAFETY: see `retire_marked`.
+                    unsafe { retire_marked(&mut retired, w) };
                 }
-                if self
-                    .hot
-                    .ctl
-                    .update(|w| (w.lookers() > 0).then(|| w.sub_lookers(1).add_tasks(1)))
-                    .is_ok()
-                {
-                    break;
+                _ => {
+                    wanted -= 1;
+                    self.ctl.apply(|w| w.add_lookers(1));
+                    let node = w.id.as_ptr::<super::NodeOf<F>>();
+                    // SAFETY: detached under the lock: the live mailbox of a parked
+                    // worker, ours to finish (WAKE, below).
+                    unsafe {
+                        node.as_ref().set_state(state::TAKEN);
+                        woken.push(node);
+                    }
                 }
             }
         }
+        (woken, retired)
+    }
+
+    /// Closes the pool (if it is open) and takes out the tasks waiting in the
+    /// lane, to be returned instead of run — also after a plain `release`, for
+    /// the tasks not started yet.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn release_drain<H: EngineRef<Self>>(handle: &H) -> alloc::vec::Vec<F::Task> {
+        let this = handle.engine();
+        this.release();
+        let mut drained = alloc::vec::Vec::new();
+        while let Some(task) = this.lane.pop() {
+            drained.push(task);
+            if this.config.handoff() {
+                // Never to finish: its admission goes now.
+                this.task_done(handle);
+            }
+        }
+        this.maybe_quiet();
         drained
     }
 
@@ -183,46 +206,71 @@ impl<F: Flavor> Engine<F> {
 
     /// Waits up to `timeout` for every worker thread to end.
     pub(crate) fn wait_drained(&self, timeout: Duration) -> Result<(), ReleaseError> {
-        match self.park_until(|c| &mut c.drains, |e| e.drained(), None, Some(timeout)) {
+        match self.park_until(|c| &mut c.drains, |e| e.drained(), false, Some(timeout)) {
             true => Ok(()),
             false => Err(ReleaseError::Timeout),
         }
     }
 
-    /// Whether no worker thread is left, nor reserved.
+    /// Whether no worker thread is left, nor reserved, nor can be: no task is
+    /// in flight and no submitter inside its push window.
     fn drained(&self) -> bool {
-        self.counters.live.load(Relaxed) == 0 && self.hot.ctl.load().threads() == 0
+        self.counters.live.load(Relaxed) == 0
+            && self.ctl.load().threads() == 0
+            && self.gate.adm.load() & adm::COUNT == 0
     }
 
-    /// Waits until no task is running, queued or waiting (`None`: no time limit).
-    /// `false` if the time ran out first.
+    /// After the admission count fell to 0 in a closed pool: a releaser may be
+    /// waiting for exactly that.
+    pub(super) fn wake_drains(&self) {
+        let mut cold = self.cold.lock();
+        let drains = match self.drained() {
+            true => cold.drains.take_all(),
+            false => Chain::new(),
+        };
+        drop(cold);
+        drains.finish_all(state::DONE);
+    }
+
+    /// Waits until no task is running, in the lane, or on its way there (`None`:
+    /// no time limit). `false` if the time ran out first.
     pub(crate) fn wait_idle(&self, timeout: Option<Duration>) -> bool {
-        self.park_until(
-            |c| &mut c.idlers,
-            |e| e.hot.ctl.load().tasks() == 0,
-            Some(flag::IDLERS),
-            timeout,
-        )
+        self.park_until(|c| &mut c.idlers, |e| e.is_quiet(), true, timeout)
     }
 
-    /// Wakes every `wait_idle` caller: `tasks` reached 0.
+    /// Raises or lowers the `IDLERS` flags (in `Ctl` for the workers, in `Adm`
+    /// for a queue pool's submitters), under the cold lock.
+    fn idlers_flag(&self, up: bool) {
+        match up {
+            true => {
+                self.ctl.set(IDLERS);
+                self.gate.adm.set(adm::IDLERS);
+            }
+            false => {
+                self.ctl.clear(IDLERS);
+                self.gate.adm.clear(adm::IDLERS);
+            }
+        }
+    }
+
+    /// Wakes every `wait_idle` caller: the pool fell quiet.
     pub(super) fn wake_idlers(&self) {
         let mut cold = self.cold.lock();
         let idlers = cold.idlers.take_all();
-        self.hot.ctl.clear(flag::IDLERS);
+        self.idlers_flag(false);
         drop(cold);
         idlers.finish_all(state::DONE);
     }
 
     /// Parks on a node in the list `pick` selects until `done` (checked under the
     /// lock, first) holds and whoever makes it hold finishes the node. With
-    /// `arm`, the flag that tells that someone to look is raised while the node
-    /// is linked, and lowered with the last one.
+    /// `idlers`, the `IDLERS` flag that tells workers to look is raised while
+    /// the node is linked, and lowered with the last one.
     fn park_until(
         &self,
         pick: fn(&mut super::Cold<F>) -> &mut ListOf<F>,
         done: fn(&Self) -> bool,
-        arm: Option<flag::Flag>,
+        idlers: bool,
         timeout: Option<Duration>,
     ) -> bool {
         let node: super::NodeOf<F> = Node::new(self.spawner.signal(), state::WAITING);
@@ -230,12 +278,12 @@ impl<F: Flavor> Engine<F> {
         if done(self) {
             return true;
         }
-        if let Some(arm) = arm {
-            self.hot.ctl.set(arm);
+        if idlers {
+            self.idlers_flag(true);
             // It may have come to hold before the flag was up, unseen.
             if done(self) {
                 if pick(&mut cold).len() == 0 {
-                    self.hot.ctl.clear(arm);
+                    self.idlers_flag(false);
                 }
                 return true;
             }
@@ -254,8 +302,8 @@ impl<F: Flavor> Engine<F> {
                 node.signal().wait_timeout(timeout) || {
                     let mut cold = self.cold.lock();
                     if pick(&mut cold).remove((&node).into()) {
-                        if let (Some(arm), 0) = (arm, pick(&mut cold).len()) {
-                            self.hot.ctl.clear(arm);
+                        if idlers && pick(&mut cold).len() == 0 {
+                            self.idlers_flag(false);
                         }
                         false
                     } else {
@@ -291,7 +339,7 @@ impl<F: Flavor> Engine<F> {
     /// release go on serving.
     pub(crate) fn reboot(&self) {
         let _cold = self.cold.lock();
-        self.hot.ctl.clear(flag::CLOSED);
+        self.gate.adm.clear(adm::CLOSED);
     }
 }
 
@@ -303,7 +351,7 @@ impl<F: Flavor> Engine<F> {
 /// Called with the lock held, on a worker just removed from the idle queue: its
 /// id names the live mailbox of a worker parked on it, and removing it gave the
 /// caller the right to finish it.
-unsafe fn retire_into<T, Sig: Signal>(chain: &mut Chain<T, Sig>, worker: IdleWorker) {
+unsafe fn retire_marked<T, Sig: Signal>(chain: &mut Chain<T, Sig>, worker: IdleWorker) {
     let node = worker.id.as_ptr::<Node<T, Sig>>();
     // SAFETY: per the function's contract.
     unsafe {

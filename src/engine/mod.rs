@@ -6,10 +6,11 @@
 //!
 //! | file | idea |
 //! |---|---|
-//! | `ctl.rs` | the control word: every decision is one compare-and-swap on it |
-//! | `ring.rs`, `transport.rs` | the lock-free FIFO that carries tasks to workers |
-//! | `submit.rs` | admission: the fast path, waking a parked worker, blocking |
-//! | `worker.rs` | a worker's life: run, finish, look, park, expire |
+//! | `ctl.rs` | the control words: every decision is one compare-and-swap on one |
+//! | `ring.rs`, `transport.rs` | the lane: the lock-free FIFO that carries tasks to workers |
+//! | `submit.rs` | admission, the push, and seeing that a worker will take the task |
+//! | `worker.rs` | a worker's life: run, take the next task, look, park, expire |
+//! | `watch.rs` | the watch duty that bounds how long a task waits for a busy worker |
 //! | `lifecycle.rs` | tune, purge, release, reboot, `wait_idle` |
 //! | `launch.rs` | how a new worker's first task reaches its thread |
 //! | `node.rs` | the parking records of the cold paths |
@@ -25,6 +26,8 @@ use core::time::Duration;
 
 use crate::sync::{Ordering::Relaxed, UntrackedUsize};
 
+use crate::queue::WorkerId;
+
 use crate::clock::Clock;
 use crate::queue::WorkerQueue;
 use crate::spawner::Spawner;
@@ -37,18 +40,19 @@ mod padded;
 mod ring;
 mod submit;
 mod transport;
+mod watch;
 mod worker;
 
-pub(crate) use ctl::{MAX_TASKS, MAX_WORKERS};
+pub(crate) use ctl::MAX_WORKERS;
 #[cfg(feature = "alloc")]
 pub(crate) use ring::boxed_slots;
 pub(crate) use ring::{Slot, Slots};
 pub(crate) use transport::MAX_RING;
 
-use ctl::Ctl;
+use ctl::{Adm, Ctl};
 use node::List;
 use padded::Padded;
-use transport::Transport;
+use transport::{Growth, Transport};
 
 /// What became of one task: the std faces report a caught panic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -148,7 +152,7 @@ pub(crate) struct Config {
 }
 
 impl Config {
-    /// The most workers the pool may run: its capacity, or [`MAX_WORKERS`].
+    /// The most workers the pool may run at `capacity`: it, or [`MAX_WORKERS`].
     pub(crate) const fn worker_limit(&self, capacity: usize) -> usize {
         if capacity < MAX_WORKERS {
             capacity
@@ -157,37 +161,45 @@ impl Config {
         }
     }
 
-    /// The most tasks in flight at `capacity`: the workers' plus the queue's.
-    pub(crate) const fn bound(&self, capacity: usize) -> usize {
-        let bound = self.worker_limit(capacity).saturating_add(self.queue_limit);
-        if bound < MAX_TASKS { bound } else { MAX_TASKS }
+    /// Whether this is a hand-off pool: bounded, without a queue, so the
+    /// admission word counts tasks in flight against the capacity.
+    pub(crate) const fn handoff(&self) -> bool {
+        self.queue_limit == 0 && self.capacity.is_some()
     }
 
-    /// How far below its bound a full bounded queue must drain before blocked
-    /// submitters are let in again: half the queue (hand-off pools and
-    /// unbounded queues: 0, every free place at once).
-    pub(crate) const fn hysteresis(&self) -> usize {
+    /// How the lane grows (see `transport.rs`).
+    pub(crate) const fn growth(&self) -> Growth {
         match self.queue_limit {
-            usize::MAX => 0,
-            n => n / 2,
+            0 => Growth::Spilling,
+            usize::MAX => Growth::Unbounded,
+            _ => Growth::Bounded,
         }
     }
 
-    /// The size of the transport's ring for a heap face: one slot per task
-    /// the bound admits, at most [`MAX_RING`] (more spill).
+    /// The size of the lane's ring for a heap face: a bounded queue's limit; a
+    /// hand-off pool's capacity (an unbounded pool's worker limit), at most
+    /// [`MAX_RING`]; one slot for an unbounded queue (it spills at once).
     pub(crate) const fn ring_size(&self) -> usize {
-        let cap = match self.capacity {
-            Some(cap) => cap,
-            None => usize::MAX,
-        };
-        let bound = self.bound(cap);
-        if bound < MAX_RING { bound } else { MAX_RING }
+        match self.queue_limit {
+            0 => {
+                let cap = match self.capacity {
+                    Some(cap) => cap,
+                    None => MAX_WORKERS,
+                };
+                if cap < MAX_RING { cap } else { MAX_RING }
+            }
+            usize::MAX => 1,
+            limit => limit,
+        }
     }
 
-    /// Whether every task should go to the spill queue from the start: an
-    /// unbounded queue, or an unbounded pool, outgrows any ring.
-    pub(crate) const fn spill_at_once(&self) -> bool {
-        self.queue_limit == usize::MAX
+    /// How far a full bounded queue must drain before blocked submitters are
+    /// let in again: half of it.
+    pub(crate) const fn hysteresis(&self) -> usize {
+        match self.queue_limit {
+            0 | usize::MAX => 0,
+            n => n / 2,
+        }
     }
 }
 
@@ -209,8 +221,10 @@ struct Cold<F: Flavor> {
     waiters: ListOf<F>,
     /// Releasers waiting for the last worker thread to end.
     drains: ListOf<F>,
-    /// `wait_idle` callers waiting for `tasks` to reach 0.
+    /// `wait_idle` callers waiting for the pool to fall quiet.
     idlers: ListOf<F>,
+    /// The parked worker on watch duty (`watch.rs`), if any.
+    watcher: Option<WorkerId>,
 }
 
 // SAFETY: the lists hold pointers to nodes that live on other threads' stacks.
@@ -236,14 +250,12 @@ impl AbortOnUnwind {
     }
 }
 
-/// What submitters and workers meet on for every task: the control word and
-/// the limits it is checked against (changed only by `tune`).
-struct Hot {
-    ctl: Ctl,
+/// What every submit touches: the admission word and the limits it is checked
+/// against (changed only by `tune`).
+struct Gate {
+    adm: Adm,
     /// The capacity; `usize::MAX` when unbounded.
     cap: UntrackedUsize,
-    /// The most tasks in flight (`Config::bound`).
-    bound: UntrackedUsize,
 }
 
 /// Counters kept off the hot line: statistics, and the cold-path mirrors.
@@ -265,8 +277,10 @@ struct Counters {
 
 /// The engine of one pool.
 pub(crate) struct Engine<F: Flavor> {
-    hot: Padded<Hot>,
-    transport: Transport<F::Task, F::Slots>,
+    gate: Padded<Gate>,
+    ctl: Padded<Ctl>,
+    lane: Transport<F::Task, F::Slots>,
+    watch: watch::Watch,
     cold: Padded<lock_api::Mutex<LockOf<F>, Cold<F>>>,
     counters: Padded<Counters>,
     config: Config,
@@ -289,8 +303,8 @@ fn new_mutex<F: Flavor>(cold: Cold<F>) -> lock_api::Mutex<LockOf<F>, Cold<F>> {
 
 impl<F: Flavor> Engine<F> {
     maybe_const_fn! {
-        /// An engine over `slots`, which hold `ring_size` slots: at least the
-        /// bound for a face without a heap (which has nowhere to spill).
+        /// An engine over `slots`, which hold `ring_size` slots: for a face
+        /// without a heap (which has nowhere to spill), at least the capacity.
         pub(crate) fn new(
             config: Config,
             queue: F::Queue,
@@ -305,17 +319,19 @@ impl<F: Flavor> Engine<F> {
                 None => usize::MAX,
             };
             Engine {
-                hot: Padded::new(Hot {
-                    ctl: Ctl::new(),
+                gate: Padded::new(Gate {
+                    adm: Adm::new(),
                     cap: UntrackedUsize::new(cap),
-                    bound: UntrackedUsize::new(config.bound(cap)),
                 }),
-                transport: Transport::new(slots, ring_size, config.spill_at_once()),
+                ctl: Padded::new(Ctl::new()),
+                lane: Transport::new(slots, ring_size, config.growth()),
+                watch: watch::Watch::new(),
                 cold: Padded::new(new_mutex(Cold {
                     idle: queue,
                     waiters: List::new(),
                     drains: List::new(),
                     idlers: List::new(),
+                    watcher: None,
                 })),
                 counters: Padded::new(Counters {
                     completed: UntrackedUsize::new(0),
@@ -337,16 +353,11 @@ impl<F: Flavor> Engine<F> {
     /// The most workers the pool may run now.
     #[inline]
     fn limit(&self) -> usize {
-        self.config.worker_limit(self.hot.cap.load(Relaxed))
+        self.config.worker_limit(self.gate.cap.load(Relaxed))
     }
 
-    /// The most tasks in flight now.
-    #[inline]
-    fn bound(&self) -> usize {
-        self.hot.bound.load(Relaxed)
-    }
-
-    /// How many threads the platform runs at once (cached).
+    /// How many threads the platform runs at once, asked once per pool when
+    /// it starts its first worker (see `start_with`) and cached.
     fn parallelism(&self) -> usize {
         match self.counters.parallelism.load(Relaxed) {
             0 => {
@@ -359,7 +370,7 @@ impl<F: Flavor> Engine<F> {
     }
 
     pub(crate) fn running(&self) -> usize {
-        self.hot.ctl.load().threads()
+        self.ctl.load().threads()
     }
 
     /// The pool clock's time.
@@ -369,24 +380,25 @@ impl<F: Flavor> Engine<F> {
     }
 
     pub(crate) fn idle(&self) -> usize {
-        self.hot.ctl.load().idle()
+        self.ctl.load().idle()
     }
 
     pub(crate) fn waiting(&self) -> usize {
         self.counters.waiting.load(Relaxed)
     }
 
+    /// Tasks in the lane: waiting for a worker to take them.
     pub(crate) fn queued(&self) -> usize {
-        self.hot.ctl.load().queued()
+        self.lane.len()
     }
 
     pub(crate) fn stats(&self) -> crate::Stats {
-        let w = self.hot.ctl.load();
+        let w = self.ctl.load();
         crate::Stats {
             running: w.threads(),
             idle: w.idle(),
             waiting: self.waiting(),
-            queued: w.queued(),
+            queued: self.queued(),
             completed: self.counters.completed.load(Relaxed),
             panicked: self.counters.panicked.load(Relaxed),
             spawned: self.counters.spawned.load(Relaxed),
@@ -395,7 +407,7 @@ impl<F: Flavor> Engine<F> {
     }
 
     pub(crate) fn cap(&self) -> Option<usize> {
-        self.config.capacity.map(|_| self.hot.cap.load(Relaxed))
+        self.config.capacity.map(|_| self.gate.cap.load(Relaxed))
     }
 
     pub(crate) fn free(&self) -> Option<usize> {
@@ -403,19 +415,19 @@ impl<F: Flavor> Engine<F> {
     }
 
     pub(crate) fn is_closed(&self) -> bool {
-        self.hot.ctl.load().has(ctl::flag::CLOSED)
+        self.gate.adm.load() & ctl::adm::CLOSED != 0
     }
 
     /// `Debug` for a face of this engine named `name`: its counters.
     pub(crate) fn fmt_as(&self, name: &str, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let w = self.hot.ctl.load();
+        let w = self.ctl.load();
         f.debug_struct(name)
             .field("cap", &self.cap())
             .field("running", &w.threads())
             .field("idle", &w.idle())
             .field("waiting", &self.waiting())
-            .field("queued", &w.queued())
-            .field("closed", &w.has(ctl::flag::CLOSED))
+            .field("queued", &self.queued())
+            .field("closed", &self.is_closed())
             .finish()
     }
 }

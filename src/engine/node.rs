@@ -96,6 +96,18 @@ impl<T, Sig: Signal> Node<T, Sig> {
         &self.signal
     }
 
+    /// Puts a task taken with [`take_task`](Self::take_task) back into the
+    /// (empty) cell.
+    ///
+    /// # Safety
+    ///
+    /// The caller has the exclusive right to the cell and the cell is empty.
+    pub(crate) unsafe fn put_back(&self, task: T) {
+        // SAFETY: exclusive access and an empty cell, per the caller's contract;
+        // writing a `MaybeUninit` drops nothing.
+        unsafe { (*self.task.get()).write(task) };
+    }
+
     /// Moves the task out of the cell, leaving it empty.
     ///
     /// # Safety
@@ -166,6 +178,22 @@ impl<T, Sig> List<T, Sig> {
             }
         }
         self.tail = Some(node);
+        self.len += 1;
+    }
+
+    /// Links `node` as the oldest (first to be served).
+    ///
+    /// # Safety
+    ///
+    /// As for [`push_back`](Self::push_back).
+    pub(crate) unsafe fn push_front(&mut self, node: NonNull<Node<T, Sig>>) {
+        // SAFETY: `node` is live and in no list (caller's contract); its link is
+        // ours to write.
+        unsafe { *node.as_ref().next.get() = self.head };
+        if self.head.is_none() {
+            self.tail = Some(node);
+        }
+        self.head = Some(node);
         self.len += 1;
     }
 

@@ -237,6 +237,39 @@ impl<T, S: Slots<T>> Ring<T, S> {
     pub(crate) fn looks_empty(&self) -> bool {
         self.tail.load(Ordering::Relaxed) == self.head.load(Ordering::Relaxed)
     }
+
+    /// Whether the ring holds a value (or a push has claimed a slot and is
+    /// writing it), with `tail` read by a read-modify-write: the second half of
+    /// a handshake whose other side pushed (a swap on `tail`) and then read the
+    /// control word by a read-modify-write. One of the two sees the other.
+    #[inline]
+    pub(crate) fn has_tasks(&self) -> bool {
+        let tail = self.tail.fetch_add(0, Ordering::SeqCst);
+        let head = self.head.load(Ordering::SeqCst);
+        tail != head
+    }
+
+    /// How many values the ring holds (exact when nothing moves).
+    pub(crate) fn len(&self) -> usize {
+        loop {
+            let tail = self.tail.load(Ordering::SeqCst);
+            let head = self.head.load(Ordering::SeqCst);
+            if self.tail.load(Ordering::SeqCst) != tail {
+                continue;
+            }
+            let hix = head & (self.one_lap - 1);
+            let tix = tail & (self.one_lap - 1);
+            return if hix < tix {
+                tix - hix
+            } else if hix > tix {
+                self.cap - hix + tix
+            } else if tail == head {
+                0
+            } else {
+                self.cap
+            };
+        }
+    }
 }
 
 impl<T, S: Slots<T>> Drop for Ring<T, S> {

@@ -1,63 +1,57 @@
-//! Admission: how a submitted task gets a worker — or waits for one.
+//! Submitting: admission, the push into the lane, and seeing that a worker
+//! will take the task.
 //!
-//! The fast path is one compare-and-swap on the control word that admits the
-//! task *and* claims what will run it, decided on the value it swaps:
+//! 1. **Admit** (one swap on the admission word): refused if the pool is
+//!    closed, if submitters wait (none may be passed), or — in a hand-off pool —
+//!    if `capacity` tasks are in flight. Other pools only count the submitter
+//!    in, so a release can tell when no push is on its way.
+//! 2. **Place**: a new worker carrying the task, if none is idle, no busy one
+//!    may be left it, and the pool has room for another; otherwise push it into
+//!    the lane (a full bounded queue refuses: saturated).
+//! 3. **Ensure a taker**: read the workers' word by a read-modify-write (the
+//!    handshake with a worker about to park) and, unless a looker or — tiny
+//!    tasks, a watcher on duty — a busy worker will take the task, wake a
+//!    parked worker as a looker or start a new one.
 //!
-//! 1. a looker (an awake worker without a task) → `S-1, B+1`, push the task;
-//!    the looker takes it from the transport, no wake-up needed;
-//! 2. else a parked worker → under the cold lock `B+1`, detach it, push, wake it;
-//! 3. else room for a new worker → `T+1, B+1`, start one with the task;
-//! 4. else (queue mode, every worker busy) room in the queue → `B+1`, push;
-//! 5. else saturated: reject, or block in the FIFO of waiters.
+//! Saturated and allowed to block, a submitter watches the admission word (or
+//! retries the push) for a moment, then joins the FIFO of waiters under the
+//! cold lock and parks until it is served, granted a new worker, or the pool
+//! closes.
 
-use super::ctl::{Word, flag};
+use core::ptr::NonNull;
+
+use super::ctl::{IDLERS, WATCH, Word, adm};
 use super::node::{Chain, Node, state};
-use super::{AbortOnUnwind, Engine, EngineRef, Flavor, Guard, Mode, launch};
+use super::watch::BACKLOG_PER_BUSY;
+use super::{AbortOnUnwind, Engine, EngineRef, Flavor, Guard, Mode, NodeOf, launch};
 use crate::error::SubmitError;
 use crate::queue::WorkerQueue;
 use crate::spawner::{Signal, Spawner};
 use crate::sync::Ordering::Relaxed;
 use crate::sync::spin_hint;
 
-/// How long a saturated submitter watches the control word for room before it
-/// joins the waiters and parks (rounds of a load and a spin hint, ~1-2 µs).
+/// How long a saturated submitter watches for room before it joins the
+/// waiters and parks (rounds of a load and a spin hint: ~1–2 µs).
 #[cfg(not(antpool_loom))]
 const SATURATED_SPIN: u32 = 128;
 #[cfg(antpool_loom)]
 const SATURATED_SPIN: u32 = 1;
 
-/// What a submitter does with a task, decided on one value of the word.
-enum Claim {
-    /// An awake worker without a task will take it from the transport.
-    Looker,
-    /// A parked worker must be woken for it (under the cold lock).
-    Parked,
-    /// A new worker starts with it.
-    Spawn,
-    /// It waits in the transport for the first worker to finish (queue mode).
-    Queue,
-    /// No room: reject or wait.
-    Saturated,
-    /// The pool is released.
-    Closed,
-}
-
-/// The outcome of one attempt on the fast path.
+/// What became of an attempt.
 enum Attempt<T> {
     Done(Result<(), SubmitError<T>>),
+    /// Saturated: the task, to reject or to wait with.
     Saturated(T),
 }
 
 /// Waiters let in under the lock, to be finished once it is dropped.
 #[must_use = "granted waiters must be finished, or their owners wait forever"]
 pub(super) struct Grants<T, Sig> {
-    /// Their task is in the transport: finished SERVED.
+    /// Their task is in the lane: finished SERVED.
     served: Chain<T, Sig>,
-    /// A worker slot is reserved for them (`T+1, B+1`): finished GRANTED, they
-    /// start the worker themselves.
+    /// A new worker is reserved for their task (`T+1, K+1`): finished GRANTED,
+    /// they start it themselves (and get `SpawnFailed` if it cannot start).
     granted: Chain<T, Sig>,
-    /// Parked workers detached for the served tasks: finished WAKE.
-    woken: Chain<T, Sig>,
 }
 
 impl<T, Sig: Signal> Grants<T, Sig> {
@@ -65,40 +59,24 @@ impl<T, Sig: Signal> Grants<T, Sig> {
         Grants {
             served: Chain::new(),
             granted: Chain::new(),
-            woken: Chain::new(),
         }
     }
 
+    /// Whether a granted task went into the lane.
+    pub(super) fn pushed(&self) -> bool {
+        self.served.len() > 0
+    }
+
     pub(super) fn finish(self) {
-        self.woken.finish_all(state::WAKE);
         self.served.finish_all(state::SERVED);
         self.granted.finish_all(state::GRANTED);
     }
 }
 
-type GrantsOf<F> = Grants<<F as Flavor>::Task, super::SignalOf<F>>;
+pub(super) type GrantsOf<F> = Grants<<F as Flavor>::Task, super::SignalOf<F>>;
 
 impl<F: Flavor> Engine<F> {
-    /// What to do with a task on the word `w`, and the word to swap in.
-    #[inline]
-    fn claim(&self, w: Word) -> (Claim, Word) {
-        if w.has(flag::CLOSED) {
-            (Claim::Closed, w)
-        } else if w.has(flag::WAITERS) || w.tasks() >= self.bound() {
-            (Claim::Saturated, w)
-        } else if w.lookers() > 0 {
-            (Claim::Looker, w.sub_lookers(1).add_tasks(1))
-        } else if w.parked() > 0 {
-            (Claim::Parked, w.add_tasks(1))
-        } else if w.threads() < self.limit() {
-            (Claim::Spawn, w.add_threads(1).add_tasks(1))
-        } else {
-            (Claim::Queue, w.add_tasks(1))
-        }
-    }
-
-    /// Hands `task` to a worker: an idle one, a new one, the queue (queue mode),
-    /// or — saturated and allowed to block — the first free place.
+    /// Hands `task` to the pool: see the module docs.
     pub(crate) fn submit<H: EngineRef<Self>>(
         handle: &H,
         mut task: F::Task,
@@ -121,69 +99,156 @@ impl<F: Flavor> Engine<F> {
         }
     }
 
-    /// One try at the fast path.
-    fn attempt<H: EngineRef<Self>>(&self, handle: &H, mut task: F::Task) -> Attempt<F::Task> {
-        let mut w = self.hot.ctl.load();
-        loop {
-            let (claim, new) = self.claim(w);
-            match claim {
-                Claim::Closed => return Attempt::Done(Err(SubmitError::Closed(task))),
-                Claim::Saturated => return Attempt::Saturated(task),
-                Claim::Parked => match self.wake_parked(task) {
-                    Ok(()) => return Attempt::Done(Ok(())),
-                    Err(back) => {
-                        task = back;
-                        w = self.hot.ctl.load();
-                        continue;
-                    }
-                },
-                Claim::Looker | Claim::Spawn | Claim::Queue => {}
-            }
-            if let Err(now) = self.hot.ctl.cas(w, new) {
-                w = now;
-                continue;
-            }
-            return Attempt::Done(match claim {
-                Claim::Spawn => self.start_with(handle, task),
-                _ => {
-                    self.transport.push(task);
-                    Ok(())
+    /// Whether the admission word `a` refuses a newcomer.
+    #[inline]
+    fn refuses(&self, a: usize) -> bool {
+        a & (adm::CLOSED | adm::WAITERS) != 0
+            || (self.config.handoff() && a & adm::COUNT >= self.gate.cap.load(Relaxed))
+    }
+
+    /// One try: admit, place, ensure a taker.
+    fn attempt<H: EngineRef<Self>>(&self, handle: &H, task: F::Task) -> Attempt<F::Task> {
+        if let Err(a) = self.gate.adm.enter(|a| self.refuses(a)) {
+            return match a & adm::CLOSED {
+                0 => Attempt::Saturated(task),
+                _ => Attempt::Done(Err(SubmitError::Closed(task))),
+            };
+        }
+        let placed = self.place(handle, task);
+        if !self.config.handoff() {
+            // Out of the push window (handshake 2 in `engine/README.md`).
+            let old = self.gate.adm.leave();
+            if old & adm::COUNT == 1 {
+                if old & adm::IDLERS != 0 {
+                    // Our task may have finished before we left the window.
+                    self.maybe_quiet();
                 }
-            });
+                if old & adm::CLOSED != 0 {
+                    self.settle_closed();
+                }
+            }
+        }
+        placed
+    }
+
+    /// Places an admitted task: a new worker carrying it, or the lane.
+    fn place<H: EngineRef<Self>>(&self, handle: &H, task: F::Task) -> Attempt<F::Task> {
+        if self
+            .ctl
+            .update(|w| self.spawn_for(w).then(|| w.add_threads(1).add_busy(1)))
+            .is_ok()
+        {
+            return Attempt::Done(self.start_with(handle, task));
+        }
+        let mut task = task;
+        loop {
+            match self.lane.push(task) {
+                Ok(()) => {
+                    self.ensure_taker(handle);
+                    return Attempt::Done(Ok(()));
+                }
+                // A bounded queue is full.
+                Err(back) if !self.config.handoff() => return Attempt::Saturated(back),
+                // A hand-off pool's lane holds every task it admits: full only
+                // for the moment a worker takes to empty the slot it claimed.
+                Err(back) => {
+                    task = back;
+                    spin_hint();
+                }
+            }
         }
     }
 
-    /// Case 2: admits `task` for a parked worker and wakes it, all decided under
-    /// the cold lock (where parked workers come and go). `Err` hands the task
-    /// back when the word no longer says "wake a parked worker".
-    fn wake_parked(&self, task: F::Task) -> Result<(), F::Task> {
-        let mut cold = self.cold.lock();
-        let mut w = self.hot.ctl.load();
+    /// Whether a task, on the word `w`, should get a new worker of its own:
+    /// nobody parked, every looker has a task in the lane already, no busy
+    /// worker it may be left to, and room for another worker. (Deciding before
+    /// the push is what lets a failed start hand the task back.)
+    #[inline]
+    fn spawn_for(&self, w: Word) -> bool {
+        w.parked() == 0
+            && w.threads() < self.limit()
+            && (w.lookers() == 0 || w.lookers() <= self.lane.len())
+            && !self.may_speculate(w)
+    }
+
+    /// Whether a task may be left in the lane for a busy worker (see
+    /// `watch.rs`): a watcher is on duty, tasks are tiny, and the busy workers'
+    /// backlog is short.
+    #[inline]
+    pub(super) fn may_speculate(&self, w: Word) -> bool {
+        w.busy() > 0
+            && w.has(WATCH)
+            && self.watch.tiny()
+            && self.lane.len() <= BACKLOG_PER_BUSY * w.busy()
+    }
+
+    /// After a push: reads the workers' word by a read-modify-write (so a worker
+    /// that parks after it sees the task, and one that parked before is seen
+    /// here) and, unless someone awake will take the task, wakes a parked worker
+    /// as a looker or starts a new one.
+    pub(super) fn ensure_taker<H: EngineRef<Self>>(&self, handle: &H) {
         loop {
-            if !matches!(self.claim(w).0, Claim::Parked) {
-                return Err(task);
+            let w = self.ctl.read_rmw();
+            if w.lookers() == 0 && w.parked() == 0 && w.threads() >= self.limit() {
+                // Every worker is busy, at capacity: the first to finish takes it.
+                return;
             }
-            match self.hot.ctl.cas(w, w.add_tasks(1)) {
-                Ok(_) => break,
-                Err(now) => w = now,
+            if w.lookers() > 0 {
+                let waiting = self.lane.len();
+                if w.lookers() >= waiting {
+                    return;
+                }
+            } else if self.may_speculate(w) || self.lane.looks_empty() {
+                return;
             }
+            if w.parked() > 0 {
+                self.wake_one();
+                continue; // woken (or gone meanwhile): count again
+            }
+            if w.threads() >= self.limit() {
+                // Every worker is busy, at capacity: the first to finish takes it.
+                return;
+            }
+            let reserved = self.ctl.update(|w| {
+                (w.parked() == 0 && w.threads() < self.limit())
+                    .then(|| w.add_threads(1).add_lookers(1))
+            });
+            if reserved.is_ok() && !self.start_looker(handle) {
+                return; // no thread: the task waits for a worker to free up
+            }
+        }
+    }
+
+    /// Wakes a parked worker as a looker (`S+1`: parked → looking), decided
+    /// under the cold lock, where workers park. `false` if none was parked.
+    pub(super) fn wake_one(&self) -> bool {
+        let mut cold = self.cold.lock();
+        if self
+            .ctl
+            .update(|w| (w.parked() > 0).then(|| w.add_lookers(1)))
+            .is_err()
+        {
+            return false;
         }
         let node = self.detach_parked(&mut cold);
         drop(cold);
-        self.transport.push(task);
         // SAFETY: detached under the lock just now (see `detach_parked`).
         unsafe { Node::finish(node, state::WAKE) };
-        Ok(())
+        true
     }
 
-    /// Takes a parked worker out of the idle queue for a task just admitted
-    /// for it, marking it TAKEN (so its expiry sees it is no longer idle). The
-    /// caller finishes it with WAKE after the lock.
-    fn detach_parked(&self, cold: &mut Guard<'_, F>) -> core::ptr::NonNull<super::NodeOf<F>> {
+    /// Takes a parked worker out of the idle queue, to be woken (the caller
+    /// moved it out of `parked` in the word, and finishes it with WAKE after
+    /// the lock). Marks it TAKEN, so its expiry sees it is no longer idle; if it
+    /// was the watcher, the watch ends (see [`end_watch`](Self::end_watch)).
+    pub(super) fn detach_parked(&self, cold: &mut Guard<'_, F>) -> NonNull<NodeOf<F>> {
         let Some(worker) = cold.idle.detach() else {
             unreachable!("antpool: the control word counts a parked worker the idle queue lacks");
         };
-        let node = worker.id.as_ptr::<super::NodeOf<F>>();
+        if cold.watcher == Some(worker.id) {
+            self.end_watch(cold);
+        }
+        let node = worker.id.as_ptr::<NodeOf<F>>();
         // SAFETY: an id in the idle queue names the live mailbox of a worker
         // parked on it, which waits for our token before it leaves; detaching it
         // under the lock gave us the right to finish it.
@@ -191,13 +256,17 @@ impl<F: Flavor> Engine<F> {
         node
     }
 
-    /// Starts a worker carrying `task`; the word already counts it (`T+1, B+1`).
-    /// If no thread can be started, gives both back and the task to the caller.
+    /// Starts a worker carrying `task`; the word already counts it (`T+1,
+    /// K+1`). If no thread can be started, gives the reservation and the
+    /// admission back and the task to the caller.
     pub(super) fn start_with<H: EngineRef<Self>>(
         &self,
         handle: &H,
         task: F::Task,
     ) -> Result<(), SubmitError<F::Task>> {
+        // Asked here, on the cold path, and cached: the platform's answer can
+        // cost file reads and allocations (std reads the cgroup quota).
+        self.parallelism();
         self.counters.live.fetch_add(1, Relaxed);
         match launch::spawn(handle, &self.spawner, Some(task)) {
             Ok(()) => {
@@ -205,7 +274,7 @@ impl<F: Flavor> Engine<F> {
                 Ok(())
             }
             Err(task) => {
-                self.unreserve(true);
+                self.unreserve(handle, true);
                 let Some(task) = task else {
                     unreachable!("antpool: a failed spawn hands back the task it was given");
                 };
@@ -214,60 +283,100 @@ impl<F: Flavor> Engine<F> {
         }
     }
 
-    /// Starts a worker for a queued task (it takes one from the transport); the
-    /// word already counts it (`T+1`). If no thread can be started the slot is
-    /// given back and the task stays queued for the next worker that frees up.
-    pub(super) fn start_for_queued<H: EngineRef<Self>>(&self, handle: &H) {
+    /// Starts a worker as a looker (it takes tasks from the lane); the word
+    /// already counts it (`T+1, S+1`). If no thread can be started the
+    /// reservation is given back; the task stays in the lane for the next
+    /// worker that frees up (and the next submit tries again).
+    pub(super) fn start_looker<H: EngineRef<Self>>(&self, handle: &H) -> bool {
+        // Asked here, on the cold path, and cached: the platform's answer can
+        // cost file reads and allocations (std reads the cgroup quota).
+        self.parallelism();
         self.counters.live.fetch_add(1, Relaxed);
         match launch::spawn(handle, &self.spawner, None) {
             Ok(()) => {
                 self.counters.spawned.fetch_add(1, Relaxed);
+                true
             }
-            Err(_) => self.unreserve(false),
+            Err(_) => {
+                self.unreserve(handle, false);
+                false
+            }
         }
     }
 
-    /// Gives back a reservation for a worker that could not be started: `T-1`,
-    /// and `B-1` if it was to carry a task of its own.
-    pub(super) fn unreserve(&self, with_task: bool) {
-        let (_, new) = match self.hot.ctl.update(|w| {
-            Some(match with_task {
-                true => w.sub_threads(1).sub_tasks(1),
-                false => w.sub_threads(1),
-            })
-        }) {
-            Ok(swap) => swap,
-            Err(_) => unreachable!("antpool: the update above never refuses"),
-        };
-        if with_task {
-            self.after_tasks_fell(new);
+    /// Gives back a reservation for a worker that could not be started: `T-1`
+    /// and `K-1` (it was to carry a task: whose admission is given back too)
+    /// or `S-1`.
+    pub(super) fn unreserve<H: EngineRef<Self>>(&self, handle: &H, with_task: bool) {
+        let (_, new) = self.ctl.apply(|w| match with_task {
+            true => w.sub_threads(1).sub_busy(1),
+            false => w.sub_threads(1).sub_lookers(1),
+        });
+        if with_task && self.config.handoff() {
+            self.task_done(handle);
         }
+        self.left_work(new);
         self.thread_gone(false);
     }
 
-    /// Case 5, allowed to block: watches the word briefly for room, then joins
-    /// the FIFO of waiters and parks until a worker serves it, a slot is granted,
-    /// or the pool closes. `Saturated(task)` hands the task back to go round the
-    /// fast path again (room appeared).
+    /// A hand-off pool's task left (finished, or never started): gives its
+    /// admission back, lets a waiter in if one waits, wakes `wait_idle` callers
+    /// if the pool fell quiet.
+    pub(super) fn task_done<H: EngineRef<Self>>(&self, handle: &H) {
+        let old = self.gate.adm.leave();
+        if old & adm::WAITERS != 0 {
+            self.let_waiters_in(handle);
+        }
+        if old & adm::COUNT == 1 {
+            self.maybe_quiet();
+            if old & adm::CLOSED != 0 {
+                self.settle_closed();
+            }
+        }
+    }
+
+    /// Takes the lock and lets waiters in as room allows; makes sure a worker
+    /// takes the tasks that went into the lane.
+    pub(super) fn let_waiters_in<H: EngineRef<Self>>(&self, handle: &H) {
+        let mut cold = self.cold.lock();
+        let grants = self.grant_waiters(&mut cold);
+        drop(cold);
+        self.finish_grants(handle, grants);
+    }
+
+    /// Finishes the waiters a grant let in (after the lock is dropped) and makes
+    /// sure a worker takes the tasks that went into the lane.
+    fn finish_grants<H: EngineRef<Self>>(&self, handle: &H, grants: GrantsOf<F>) {
+        let pushed = grants.pushed();
+        grants.finish();
+        if pushed {
+            self.ensure_taker(handle);
+        }
+    }
+
+    /// Saturated and allowed to block: watches for room for a moment, then joins
+    /// the FIFO of waiters and parks until a worker serves it, a new worker is
+    /// granted, or the pool closes. `Saturated(task)` hands the task back to go
+    /// round again (room appeared).
     fn wait_for_room<H: EngineRef<Self>>(&self, handle: &H, task: F::Task) -> Attempt<F::Task> {
         if self.parallelism() > 1 {
             for _ in 0..SATURATED_SPIN {
                 spin_hint();
-                let w = self.hot.ctl.load();
-                if w.has(flag::CLOSED) {
+                let a = self.gate.adm.load();
+                if a & adm::CLOSED != 0 {
                     return Attempt::Done(Err(SubmitError::Closed(task)));
                 }
-                if !w.has(flag::WAITERS) && w.tasks() < self.bound() {
+                if !self.refuses(a) && (self.config.handoff() || !self.lane_full()) {
                     return Attempt::Saturated(task);
                 }
             }
         }
         let mut cold = self.cold.lock();
-        let w = self.hot.ctl.load();
-        if w.has(flag::CLOSED) {
+        let a = self.gate.adm.load();
+        if a & adm::CLOSED != 0 {
             return Attempt::Done(Err(SubmitError::Closed(task)));
         }
-        if !w.has(flag::WAITERS) && w.tasks() < self.bound() {
+        if a & adm::WAITERS == 0 && !self.saturated_now(a) {
             return Attempt::Saturated(task);
         }
         let max = self.config.max_blocking;
@@ -279,97 +388,133 @@ impl<F: Flavor> Engine<F> {
         // SAFETY: `node` stays on this stack, unmoved, until it is finished and we
         // have consumed the finisher's token below.
         unsafe { cold.waiters.push_back((&node).into()) };
-        self.hot.ctl.set(flag::WAITERS);
+        self.gate.adm.set(adm::WAITERS);
         self.counters.waiting.store(cold.waiters.len(), Relaxed);
-        // Room may have appeared before the flag was up, with nobody to see us:
-        // let in whom it allows (perhaps us).
-        let grants = self.grant_waiters(&mut cold, self.config.hysteresis());
+        // Room may have appeared before the flag was up, unseen: let in whom it
+        // allows (perhaps us).
+        let grants = self.grant_waiters(&mut cold);
         drop(cold);
-        grants.finish();
+        self.finish_grants(handle, grants);
         node.signal().wait();
         bomb.disarm();
         Attempt::Done(match node.state() {
-            // A task's place was found for us: it is in the transport.
+            // Our task is in the lane, admitted.
             state::SERVED => Ok(()),
             // SAFETY: whoever finished the node with CLOSED or GRANTED left the task
             // in it, and it is ours again.
             state::CLOSED => Err(SubmitError::Closed(unsafe { node.take_task() })),
-            // A worker slot was reserved for us (`T+1, B+1`).
+            // A new worker is reserved for our task (`T+1, K+1`).
             // SAFETY: as for CLOSED.
             state::GRANTED => self.start_with(handle, unsafe { node.take_task() }),
             other => unreachable!("antpool: waiter woken in state {other}"),
         })
     }
 
-    /// Lets waiters in, oldest first, while `tasks + hysteresis` stays below
-    /// the bound: each waiter's task is admitted as a submitter's would be (a
-    /// looker, a parked worker, a new worker, or the queue) and the waiter is
-    /// unlinked, to be finished after the lock. The swap that admits the last
-    /// waiter also clears `WAITERS`.
-    pub(super) fn grant_waiters(&self, cold: &mut Guard<'_, F>, hysteresis: usize) -> GrantsOf<F> {
+    /// Whether a bounded queue's lane is full (a queue pool's saturation).
+    fn lane_full(&self) -> bool {
+        self.lane.len() >= self.config.queue_limit
+    }
+
+    /// Whether the pool is saturated on the admission word `a` (flags aside):
+    /// a hand-off pool at capacity, or a bounded queue full.
+    fn saturated_now(&self, a: usize) -> bool {
+        match self.config.handoff() {
+            true => a & adm::COUNT >= self.gate.cap.load(Relaxed),
+            false => self.lane_full(),
+        }
+    }
+
+    /// Lets waiters in, oldest first, while there is room: in a hand-off pool
+    /// below the capacity, in a queue below its limit less the hysteresis. A
+    /// waiter's task gets a new worker of its own (GRANTED: the waiter starts
+    /// it) or goes into the lane (SERVED). Clears `WAITERS` with the last one.
+    /// The caller finishes the grants after the lock, and — for tasks pushed
+    /// here — is a worker that will take from the lane, or calls
+    /// [`ensure_taker`](Self::ensure_taker).
+    pub(super) fn grant_waiters(&self, cold: &mut Guard<'_, F>) -> GrantsOf<F> {
         let mut grants = Grants::new();
-        let mut w = self.hot.ctl.load();
         loop {
-            if w.has(flag::CLOSED) || !w.has(flag::WAITERS) {
+            let a = self.gate.adm.load();
+            if a & adm::CLOSED != 0 || cold.waiters.len() == 0 {
                 break;
             }
-            if cold.waiters.len() == 0 {
-                self.hot.ctl.clear(flag::WAITERS);
+            let handoff = self.config.handoff();
+            if handoff {
+                if a & adm::COUNT >= self.gate.cap.load(Relaxed) {
+                    break;
+                }
+                // Admit it (the waiters' flag is ours to pass, under the lock).
+                if self
+                    .gate
+                    .adm
+                    .enter(|a| a & adm::COUNT >= self.gate.cap.load(Relaxed))
+                    .is_err()
+                {
+                    break;
+                }
+            } else if self.lane.len() + self.config.hysteresis() >= self.config.queue_limit {
                 break;
             }
-            if w.tasks() + hysteresis >= self.bound() {
-                break;
-            }
-            // As `claim`, but past the WAITERS flag (these are the waiters).
-            let (claim, mut new) = self.claim(w.without(flag::WAITERS));
-            if cold.waiters.len() > 1 {
-                new = new.with(flag::WAITERS);
-            }
-            if matches!(claim, Claim::Saturated | Claim::Closed) {
-                break;
-            }
-            if let Err(now) = self.hot.ctl.cas(w, new) {
-                w = now;
-                continue;
-            }
-            w = new;
             let Some(waiter) = cold.waiters.pop_front() else {
                 unreachable!("antpool: the waiters list was checked non-empty under the lock");
             };
-            // SAFETY: we unlinked the waiter under the lock, so its task is ours to
-            // take (or leave, for GRANTED) and the node ours to finish.
-            unsafe {
-                match claim {
-                    Claim::Spawn => grants.granted.push(waiter),
-                    Claim::Parked => {
-                        let worker = self.detach_parked(cold);
-                        self.transport.push(waiter.as_ref().take_task());
-                        grants.woken.push(worker);
-                        grants.served.push(waiter);
-                    }
-                    _ => {
-                        self.transport.push(waiter.as_ref().take_task());
-                        grants.served.push(waiter);
-                    }
-                }
+            if handoff
+                && self
+                    .ctl
+                    .update(|w| self.spawn_for(w).then(|| w.add_threads(1).add_busy(1)))
+                    .is_ok()
+            {
+                // SAFETY: we unlinked the waiter under the lock; the node is ours
+                // to finish, and its task stays in it for the owner.
+                unsafe { grants.granted.push(waiter) };
+                continue;
             }
+            // SAFETY: as above; the task is ours to move into the lane.
+            let task = unsafe { waiter.as_ref().take_task() };
+            if let Err(task) = self.lane.push(task) {
+                // A queue filled up meanwhile: the waiter stays first in line.
+                // SAFETY: the node is still ours; its cell is empty again.
+                unsafe {
+                    waiter.as_ref().put_back(task);
+                    cold.waiters.push_front(waiter);
+                }
+                break;
+            }
+            // SAFETY: as above.
+            unsafe { grants.served.push(waiter) };
+        }
+        if cold.waiters.len() == 0 {
+            self.gate.adm.clear(adm::WAITERS);
         }
         self.counters.waiting.store(cold.waiters.len(), Relaxed);
         grants
     }
 
-    /// After a swap that lowered `tasks` to `new`'s: wakes `wait_idle` callers
-    /// if the pool fell quiet, and lets waiters in if the queue drained past its
-    /// hysteresis.
-    pub(super) fn after_tasks_fell(&self, new: Word) {
-        if new.has(flag::IDLERS) && new.tasks() == 0 {
+    /// If the pool is quiet (nothing admitted, running, or in the lane) and
+    /// `wait_idle` callers wait, wakes them.
+    pub(super) fn maybe_quiet(&self) {
+        if self.ctl.read_rmw().has(IDLERS) && self.is_quiet() {
             self.wake_idlers();
         }
-        if new.has(flag::WAITERS) && new.tasks() + self.config.hysteresis() < self.bound() {
-            let mut cold = self.cold.lock();
-            let grants = self.grant_waiters(&mut cold, self.config.hysteresis());
-            drop(cold);
-            grants.finish();
+    }
+
+    /// After a swap of `Ctl` to `new`: if it left no worker awake while
+    /// `wait_idle` callers wait, sees whether the pool fell quiet. Not under
+    /// the cold lock (waking the idlers takes it).
+    #[inline]
+    pub(super) fn left_work(&self, new: Word) {
+        if new.awake() == 0 && new.has(IDLERS) {
+            self.maybe_quiet();
         }
+    }
+
+    /// Whether no task is running, in the lane, or on its way there. Read in
+    /// the order a task moves through them (admission window, lane, a worker
+    /// counted awake from before its pop until it finishes), each by RMW, so a
+    /// task that moves on between two reads is still seen by the later one.
+    pub(super) fn is_quiet(&self) -> bool {
+        self.gate.adm.read_rmw() & adm::COUNT == 0
+            && !self.lane.has_tasks()
+            && self.ctl.read_rmw().awake() == 0
     }
 }

@@ -1,32 +1,28 @@
-//! [`Transport`]: where admitted tasks wait for a worker to take them — the
-//! lock-free [`Ring`], and with `alloc` an unbounded *spill* queue behind it.
+//! [`Transport`]: the *lane* where admitted tasks wait for a worker to take
+//! them — the lock-free [`Ring`], and with `alloc` an unbounded *spill* queue
+//! behind it. Submitters push, workers pop; no task is addressed to a worker.
 //!
-//! The control word admits a task before it is pushed, so the transport never
-//! holds more tasks than `tasks` counts: a ring as large as the pool's bound
-//! (capacity, plus the queue limit) never fills. Three cases outgrow their
-//! ring, and spill:
+//! A lane is one of:
 //!
-//! * `tune` raised the bound above the ring's size;
-//! * an unbounded queue, or an unbounded pool (their bound is [`MAX_TASKS`]);
-//! * a bounded queue larger than [`MAX_RING`], which is not allocated up front.
+//! * **bounded** (a queue of `max_queued_tasks(n)`; a pool in a `static`): the
+//!   ring alone; a push into a full ring fails and the pool is saturated;
+//! * **spilling** (a hand-off pool; an unbounded pool): a ring sized to what
+//!   the pool admits at build, then the spill queue once a push finds the ring
+//!   full (after `tune` raised the capacity, or a burst on an unbounded pool);
+//! * **unbounded** (`unbounded_queue()`): the spill queue from the start.
 //!
-//! A push that finds the ring full turns on spilling for good, and from then on
-//! every push goes to the spill queue, crossbeam's `SegQueue` (lock-free, a block
-//! of 31 slots allocated per 31 tasks): so a submitter's tasks stay in order,
-//! the ring's being older than the spill's. A pop takes from the ring first.
-//! A pool in a `static` has no heap and no spill: its ring holds `N` slots and
-//! its bound never exceeds `N` (the static face clamps `tune`).
-//!
-//! [`MAX_TASKS`]: super::ctl::MAX_TASKS
+//! Spilling is for good: from the first spill on, every push goes to the spill
+//! queue, so a submitter's tasks stay in order (the ring's are older), and a
+//! pop takes from the ring first. The spill queue is crossbeam's `SegQueue`:
+//! lock-free, a block allocated per 31 tasks — a well-kept crate doing what we
+//! would otherwise write and verify ourselves.
 
 use super::ring::{Ring, Slots};
-#[cfg(not(feature = "alloc"))]
-use crate::sync::spin_hint;
 #[cfg(feature = "alloc")]
 use crate::sync::{AtomicBool, Ordering};
 
-/// The largest ring the heap faces allocate up front (one slot per task the
-/// bound admits, at most this many); a bigger bound spills past it.
+/// The largest ring the heap faces allocate for a spilling lane (one slot per
+/// task the pool admits, at most this many); more spill.
 pub(crate) const MAX_RING: usize = 1024;
 
 /// The unbounded queue behind a ring: crossbeam's lock-free `SegQueue`.
@@ -52,11 +48,27 @@ impl<T> Spill<T> {
     fn is_empty(&self) -> bool {
         self.0.lock().unwrap().is_empty()
     }
+    fn len(&self) -> usize {
+        self.0.lock().unwrap().len()
+    }
 }
 
-/// The transport: a ring, and with `alloc` the spill queue behind it.
+/// How a lane grows (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Growth {
+    /// The ring alone: a push into a full ring fails.
+    Bounded,
+    /// The ring, then the spill queue.
+    Spilling,
+    /// The spill queue from the start.
+    Unbounded,
+}
+
+/// The lane: a ring, and with `alloc` the spill queue behind it.
 pub(crate) struct Transport<T, S: Slots<T>> {
     ring: Ring<T, S>,
+    #[cfg(feature = "alloc")]
+    may_spill: bool,
     #[cfg(feature = "alloc")]
     spilling: AtomicBool,
     #[cfg(feature = "alloc")]
@@ -65,55 +77,48 @@ pub(crate) struct Transport<T, S: Slots<T>> {
 
 impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
     maybe_const_fn! {
-        /// A transport over `slots`, which hold `cap` slots; with `spill_now`
-        /// every task goes to the spill queue from the start (an unbounded
-        /// queue, whose ring would soon overflow anyway).
-        pub(crate) fn new(slots: S, cap: usize, spill_now: bool) -> Self {
+        /// A lane over `slots`, which hold `cap` slots, growing as `growth`
+        /// says (without `alloc`, always bounded).
+        pub(crate) fn new(slots: S, cap: usize, growth: Growth) -> Self {
             #[cfg(not(feature = "alloc"))]
-            let _ = spill_now;
+            let _ = growth;
             Transport {
                 ring: Ring::new(slots, cap),
                 #[cfg(feature = "alloc")]
-                spilling: AtomicBool::new(spill_now),
+                may_spill: !matches!(growth, Growth::Bounded),
+                #[cfg(feature = "alloc")]
+                spilling: AtomicBool::new(matches!(growth, Growth::Unbounded)),
                 #[cfg(feature = "alloc")]
                 spill: Spill::new(),
             }
         }
     }
 
-    /// Adds an admitted task. Never fails: the ring has room for every task the
-    /// bound admits, and past it the spill queue takes the rest.
-    pub(crate) fn push(&self, task: T) {
+    /// Adds a task; hands it back only when a bounded lane is full.
+    #[inline]
+    pub(crate) fn push(&self, task: T) -> Result<(), T> {
         #[cfg(feature = "alloc")]
-        {
+        if self.may_spill {
             if self.spilling.load(Ordering::Relaxed) {
                 self.spill.push(task);
-                return;
+                return Ok(());
             }
             if let Err(task) = self.ring.push(task) {
                 self.spilling.store(true, Ordering::Release);
                 self.spill.push(task);
             }
+            return Ok(());
         }
-        #[cfg(not(feature = "alloc"))]
-        {
-            // The bound never exceeds the ring, so a full ring only means a
-            // worker has claimed a slot and not yet emptied it.
-            let mut task = task;
-            while let Err(back) = self.ring.push(task) {
-                task = back;
-                spin_hint();
-            }
-        }
+        self.ring.push(task)
     }
 
     /// Takes the oldest task, if any. (`None` may be stale by the time it
-    /// returns; every caller polls again or treats it as a hint.)
+    /// returns; callers that must know use [`has_tasks`](Self::has_tasks).)
+    #[inline]
     pub(crate) fn pop(&self) -> Option<T> {
         #[cfg(feature = "alloc")]
         if self.spilling.load(Ordering::Acquire) {
-            // Nothing is pushed to the ring any more: skip it (and its fence)
-            // once it looks drained.
+            // Nothing new goes to the ring now: skip it once it looks drained.
             if !self.ring.looks_empty() {
                 if let Some(task) = self.ring.pop() {
                     return Some(task);
@@ -124,7 +129,7 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
         self.ring.pop()
     }
 
-    /// Whether the transport looked empty a moment ago (cheap, for polling).
+    /// Whether the lane looked empty a moment ago (two loads: for polling).
     #[inline]
     pub(crate) fn looks_empty(&self) -> bool {
         #[cfg(feature = "alloc")]
@@ -132,5 +137,28 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
             return false;
         }
         self.ring.looks_empty()
+    }
+
+    /// Whether the lane holds a task, read the way a handshake needs: after a
+    /// read-modify-write of the control word, this sees every push that the
+    /// pushing submitter followed with a read-modify-write of that word and that
+    /// saw the word from before ours (see `engine/README.md`, "Handshakes").
+    #[inline]
+    pub(crate) fn has_tasks(&self) -> bool {
+        #[cfg(feature = "alloc")]
+        if self.spilling.load(Ordering::SeqCst) && !self.spill.is_empty() {
+            return true;
+        }
+        self.ring.has_tasks()
+    }
+
+    /// About how many tasks wait (exact when nothing moves).
+    pub(crate) fn len(&self) -> usize {
+        let ring = self.ring.len();
+        #[cfg(feature = "alloc")]
+        if self.spilling.load(Ordering::Relaxed) {
+            return ring + self.spill.len();
+        }
+        ring
     }
 }

@@ -1,10 +1,12 @@
-//! A worker's life: run a task, then find the next one — a blocked
-//! submitter's (hand-off pools), a queued one, or as a *looker* that spins
-//! briefly for the next submit — and otherwise park, until woken for a task,
-//! told to retire, or expired.
+//! A worker's life: run a task, take the next one from the lane (or, in a
+//! hand-off pool, from the oldest blocked submitter); when the lane is empty,
+//! *look* for one (spin on the lane for a moment, if few others do) and then
+//! park in the idle queue — on watch duty if it is its turn (`watch.rs`) —
+//! until woken to look again, told to retire, or expired.
 
-use super::ctl::flag;
+use super::ctl::{WATCH, Word, adm};
 use super::node::{Node, state};
+use super::watch::{Duty, PERIOD, RESIGN_AFTER, SAMPLE_EVERY};
 use super::{AbortOnUnwind, Engine, EngineRef, Execute, Flavor, NodeOf, Outcome};
 use crate::clock::{Clock, Instant};
 use crate::queue::{IdleWorker, WorkerId, WorkerQueue};
@@ -12,50 +14,45 @@ use crate::spawner::{Signal, Spawner};
 use crate::sync::Ordering::Relaxed;
 use crate::sync::spin_hint;
 
-/// How many times a looker polls the transport before it parks (each poll two
-/// loads and a spin hint: a few microseconds, less than a park and wake-up).
+/// How many times a looker polls the lane before it parks (each poll two loads
+/// and a spin hint: a few microseconds, less than a park and wake-up).
 #[cfg(not(antpool_loom))]
 const LOOK_SPIN: u32 = 1 << 9;
 #[cfg(antpool_loom)]
 const LOOK_SPIN: u32 = 1;
 
-/// How many empty polls a worker waiting for a claimed task makes between
-/// looks at the word (has a looker taken it?).
-#[cfg(not(antpool_loom))]
-const CLAIM_CHECK: u32 = 64;
-#[cfg(antpool_loom)]
-const CLAIM_CHECK: u32 = 1;
-
-/// What a worker does after the swap that finished its task.
-enum Next {
-    /// Take the next task: one is queued (its place is counted).
-    Queued,
-    /// Look for one as a looker, then park.
-    Look,
-    /// Retire: the pool is closed and drained, or over its capacity.
-    Exit,
-}
+/// A queue pool's worker checks for blocked submitters once every this many
+/// tasks it takes from the lane (and whenever it finds the lane empty).
+const WAITER_CHECK: u32 = 16;
 
 /// Gives the worker's thread slot back when the worker ends — normally (it
 /// retired, and already left the control word), or by a panic unwinding out of
-/// a task that the executor did not catch (it still counts a task and a thread).
-struct ExitGuard<'a, F: Flavor> {
+/// a task that the executor did not catch (it still holds a task).
+struct ExitGuard<'a, H: EngineRef<Engine<F>>, F: Flavor> {
+    handle: &'a H,
     engine: &'a Engine<F>,
     retired: bool,
 }
 
-impl<F: Flavor> Drop for ExitGuard<'_, F> {
+impl<H: EngineRef<Engine<F>>, F: Flavor> Drop for ExitGuard<'_, H, F> {
     fn drop(&mut self) {
         if !self.retired {
-            self.engine.task_unwound();
+            self.engine.task_unwound(self.handle);
         }
         self.engine.thread_gone(true);
     }
 }
 
-/// The body of every worker thread. The control word already counts this worker
-/// (and its first task, if it carries one; if not, it was started for a queued
-/// task, whose place it takes).
+/// What a parking looker does next.
+enum Park {
+    /// Look again: woken, or a task was in the lane after all.
+    Look,
+    /// Retire.
+    Retire,
+}
+
+/// The body of every worker thread. The workers' word already counts this
+/// worker: busy, if it carries a first task; a looker if not.
 pub(crate) fn run<H, F>(handle: H, first: Option<F::Task>)
 where
     H: EngineRef<Engine<F>>,
@@ -66,23 +63,32 @@ where
     // It is linked into the idle queue only while the worker is parked on it.
     let mailbox = Node::new(engine.spawner.signal(), state::BUSY);
     let mut exit = ExitGuard {
+        handle: &handle,
         engine,
         retired: false,
     };
     let first = match first {
         Some(task) => Some(task),
-        None => engine.claimed_or_wait(&mailbox),
+        None => engine.find_task(&handle, &mailbox),
     };
-    let Some(mut task) = first else {
-        exit.retired = true;
-        return;
-    };
-    loop {
-        let outcome = engine.exec.execute(task);
-        engine.count(outcome);
-        match engine.next_task(&mailbox) {
-            Some(next) => task = next,
-            None => break,
+    if let Some(mut task) = first {
+        let mut round: u32 = 0;
+        loop {
+            let outcome = match round % SAMPLE_EVERY {
+                0 => {
+                    let start = engine.clock.now();
+                    let outcome = engine.exec.execute(task);
+                    engine.watch.learn(start, engine.clock.now());
+                    outcome
+                }
+                _ => engine.exec.execute(task),
+            };
+            round = round.wrapping_add(1);
+            engine.count(outcome);
+            match engine.next_task(&handle, &mailbox, round) {
+                Some(next) => task = next,
+                None => break,
+            }
         }
     }
     exit.retired = true;
@@ -98,6 +104,14 @@ impl<F: Flavor> Engine<F> {
         counter.fetch_add(1, Relaxed);
     }
 
+    /// Tasks finished so far (the watcher's sign of progress).
+    fn finished(&self) -> usize {
+        self.counters
+            .completed
+            .load(Relaxed)
+            .wrapping_add(self.counters.panicked.load(Relaxed))
+    }
+
     /// How many lookers may spin at once: half the CPUs (at least one), and
     /// none on a single CPU, where a spinner only delays the thread it waits for.
     fn max_spinners(&self) -> usize {
@@ -107,96 +121,113 @@ impl<F: Flavor> Engine<F> {
         }
     }
 
-    /// Polls the transport for a task whose place the caller holds in the word
-    /// (a submitter claimed a looker or woke a parked worker, or the caller took
-    /// a queued task's place): it is there, or being pushed right now. `None` if,
-    /// meanwhile, the word shows an unclaimed looker and the transport is empty:
-    /// a looker popped the task (places are not named: any worker may take any
-    /// task), so the caller now holds that looker's place instead.
-    pub(super) fn poll_claimed(&self) -> Option<F::Task> {
-        let mut checks: u32 = 0;
-        loop {
-            for _ in 0..CLAIM_CHECK {
-                if let Some(task) = self.transport.pop() {
-                    return Some(task);
-                }
-                spin_hint();
-            }
-            if self.hot.ctl.load().lookers() > 0 {
-                return None;
-            }
-            checks = checks.wrapping_add(1);
-            if checks % 4 == 0 {
-                // Still nothing: the submitter may have been preempted between its
-                // swap and its push. Let it run.
-                self.spawner.yield_now();
-            }
-        }
-    }
-
-    /// The task for a place this worker holds, or — if a looker took it — the
-    /// next one it finds as a looker (parking if none comes). `None`: retire.
-    fn claimed_or_wait(&self, me: &NodeOf<F>) -> Option<F::Task> {
-        match self.poll_claimed() {
-            Some(task) => Some(task),
-            None => self.wait_for_task(me),
-        }
-    }
-
-    /// Holding a looker's place: parks until woken for a task, or until the word
-    /// says a submitter claimed this place, then takes the task. `None`: retire.
-    fn wait_for_task(&self, me: &NodeOf<F>) -> Option<F::Task> {
-        loop {
-            if !self.park(me) {
-                return None;
-            }
-            if let Some(task) = self.poll_claimed() {
-                return Some(task);
-            }
-        }
-    }
-
-    /// What a worker that finished a task does next. `None`: retire.
-    fn next_task(&self, me: &NodeOf<F>) -> Option<F::Task> {
-        let mut w = self.hot.ctl.load();
-        loop {
-            // A hand-off pool passes the finished task's place straight to the
-            // oldest blocked submitter, whose task this worker runs next.
-            if w.has(flag::WAITERS) && self.config.queue_limit == 0 && w.threads() <= self.limit() {
+    /// What a busy worker that finished a task does next (`round`: tasks it ran
+    /// so far). `None`: retire.
+    fn next_task<H: EngineRef<Self>>(
+        &self,
+        handle: &H,
+        me: &NodeOf<F>,
+        round: u32,
+    ) -> Option<F::Task> {
+        if self.config.handoff() {
+            // The oldest blocked submitter's task takes the finished task's place.
+            if self.gate.adm.load() & adm::WAITERS != 0 {
                 if let Some(task) = self.serve_waiter() {
                     return Some(task);
                 }
-                w = self.hot.ctl.load();
-                continue;
             }
-            let (next, new) =
-                if w.threads() > self.limit() || (w.has(flag::CLOSED) && w.queued() == 0) {
-                    (Next::Exit, w.sub_tasks(1).sub_threads(1))
-                } else if w.queued() > 0 {
-                    (Next::Queued, w.sub_tasks(1))
-                } else {
-                    (Next::Look, w.sub_tasks(1).add_lookers(1))
-                };
-            if let Err(now) = self.hot.ctl.cas(w, new) {
-                w = now;
-                continue;
+            self.task_done(handle);
+        } else if round % WAITER_CHECK == 0 {
+            self.check_queue_waiters(handle);
+        }
+        // Now and then (not per task: the word is the submitters' line too), see
+        // whether `tune` made this worker surplus.
+        if round % WAITER_CHECK == 0 && self.ctl.load().threads() > self.limit() {
+            return self.retire_surplus(handle, me);
+        }
+        // (A stale "empty" is harmless: the handshake of `park` finds the task.)
+        if !self.lane.looks_empty() {
+            if let Some(task) = self.lane.pop() {
+                return Some(task);
             }
-            self.after_tasks_fell(new);
-            return match next {
-                Next::Exit => None,
-                Next::Queued => self.claimed_or_wait(me),
-                Next::Look => self.look(me, w.lookers()),
-            };
+        }
+        if !self.config.handoff() {
+            self.check_queue_waiters(handle);
+        }
+        let closed = self.gate.adm.load() & adm::CLOSED != 0;
+        let limit = self.limit();
+        let (old, new) = self.ctl.apply(|w| match closed || w.threads() > limit {
+            true => w.sub_busy(1).sub_threads(1),
+            false => w.sub_busy(1).add_lookers(1),
+        });
+        self.left_work(new);
+        if new.threads() == old.threads() {
+            return self.find_task(handle, me); // a looker now
+        }
+        if closed && self.lane.has_tasks() {
+            // A task pushed before our swap, whose submitter read the word from
+            // before it (and so counted on us), is in the lane now.
+            self.ctl.apply(|w| w.add_threads(1).add_lookers(1));
+            return self.find_task(handle, me);
+        }
+        self.after_exit(handle, me, new)
+    }
+
+    /// A busy worker over the capacity `tune` lowered retires.
+    fn retire_surplus<H: EngineRef<Self>>(&self, handle: &H, me: &NodeOf<F>) -> Option<F::Task> {
+        let (_, new) = self.ctl.apply(|w| w.sub_busy(1).sub_threads(1));
+        self.left_work(new);
+        self.after_exit(handle, me, new)
+    }
+
+    /// After a worker left the word to retire (`new`): the last worker of a
+    /// closed pool stays while a task is still admitted or on its way (it looks
+    /// for it as a looker); otherwise `None`.
+    fn after_exit<H: EngineRef<Self>>(
+        &self,
+        handle: &H,
+        me: &NodeOf<F>,
+        new: Word,
+    ) -> Option<F::Task> {
+        if new.threads() == 0 && self.last_must_stay() {
+            // It looks, then parks until the submitter's leave settles it
+            // (`park`, handshake 2).
+            self.ctl.apply(|w| w.add_threads(1).add_lookers(1));
+            return self.find_task(handle, me);
+        }
+        if self.lane.has_tasks() {
+            // Other workers remain, but perhaps none awake: make sure one comes.
+            self.ensure_taker(handle);
+        }
+        None
+    }
+
+    /// Whether the last worker of a pool, just out of the word, must stay: a
+    /// task is admitted and not finished (hand-off), or a submitter is inside
+    /// its push window — or a task is in the lane. `Adm` first: a submitter
+    /// that left its window pushed before it left, so the lane read after it
+    /// sees the push (handshake 2 in `engine/README.md`).
+    fn last_must_stay(&self) -> bool {
+        self.gate.adm.read_rmw() & adm::COUNT > 0 || self.lane.has_tasks()
+    }
+
+    /// A queue pool: lets blocked submitters in if the lane has drained past
+    /// the hysteresis.
+    fn check_queue_waiters<H: EngineRef<Self>>(&self, handle: &H) {
+        if self.gate.adm.load() & adm::WAITERS != 0
+            && self.lane.len() + self.config.hysteresis() < self.config.queue_limit
+        {
+            self.let_waiters_in(handle);
         }
     }
 
     /// Takes the oldest blocked submitter's task, keeping the finished task's
-    /// place for it (`tasks` unchanged). `None` if no waiter is left.
+    /// admission for it. `None` if no waiter is left.
     fn serve_waiter(&self) -> Option<F::Task> {
         let mut cold = self.cold.lock();
         let waiter = cold.waiters.pop_front();
         if cold.waiters.len() == 0 {
-            self.hot.ctl.clear(flag::WAITERS);
+            self.gate.adm.clear(adm::WAITERS);
         }
         self.counters.waiting.store(cold.waiters.len(), Relaxed);
         drop(cold);
@@ -209,108 +240,191 @@ impl<F: Flavor> Engine<F> {
         Some(task)
     }
 
-    /// A looker (counted in `lookers`; `before` others were) spins on the
-    /// transport for a moment if few others do, then parks.
-    fn look(&self, me: &NodeOf<F>, before: usize) -> Option<F::Task> {
-        if before < self.max_spinners() {
-            for _ in 0..LOOK_SPIN {
-                if !self.transport.looks_empty() {
-                    if let Some(task) = self.transport.pop() {
+    /// A looker (counted in `lookers`) finds its next task: spins on the lane
+    /// for a moment if few others do, then parks until woken, and looks again.
+    /// `None`: retire.
+    pub(super) fn find_task<H: EngineRef<Self>>(
+        &self,
+        handle: &H,
+        me: &NodeOf<F>,
+    ) -> Option<F::Task> {
+        loop {
+            if self.ctl.load().lookers() <= self.max_spinners() {
+                for _ in 0..LOOK_SPIN {
+                    if let Some(task) = self.take_as_looker() {
                         return Some(task);
                     }
+                    spin_hint();
                 }
-                spin_hint();
+            } else if let Some(task) = self.take_as_looker() {
+                return Some(task);
+            }
+            match self.park(handle, me) {
+                Park::Look => continue,
+                Park::Retire => return None,
             }
         }
-        self.wait_for_task(me)
     }
 
-    /// Leaves the lookers: parks in the idle queue until woken for a task
-    /// (`true`), or — closed, over capacity, the idle queue full, expired —
-    /// retires (`false`). If a submitter has claimed this looker's place
-    /// meanwhile (`lookers` is 0), returns `true` at once: its task is coming.
-    fn park(&self, me: &NodeOf<F>) -> bool {
+    /// A looker takes a task from the lane and becomes busy (`S-1, K+1`).
+    #[inline]
+    fn take_as_looker(&self) -> Option<F::Task> {
+        if self.lane.looks_empty() {
+            return None;
+        }
+        let task = self.lane.pop()?;
+        self.ctl.apply(|w| w.sub_lookers(1).add_busy(1));
+        Some(task)
+    }
+
+    /// Leaves the lookers under the cold lock: parks in the idle queue, or —
+    /// closed, over capacity, the idle queue full — retires. A task in the lane
+    /// after the swap sends it back to looking.
+    fn park<H: EngineRef<Self>>(&self, handle: &H, me: &NodeOf<F>) -> Park {
         let now = self.clock.now();
         let mut cold = self.cold.lock();
-        let mut w = self.hot.ctl.load();
-        debug_assert_eq!(cold.idle.len(), w.parked(), "parked workers: {w:?}");
-        let retire = loop {
-            if w.lookers() == 0 {
-                return true;
+        let closed = self.gate.adm.load() & adm::CLOSED != 0;
+        let limit = self.limit();
+        let (old, mut new) = self.ctl.apply(|w| match closed || w.threads() > limit {
+            true => w.sub_lookers(1).sub_threads(1),
+            false => w.sub_lookers(1),
+        });
+        if new.threads() < old.threads() {
+            if closed && new.threads() == 0 && self.last_must_stay() {
+                // The last worker of a closed pool while a task is admitted and
+                // not yet pushed (or, hand-off, not finished): it stays, parked
+                // (or looks again, below, if the task is in the lane). The
+                // submitter's leave settles it (`settle_closed`), under this
+                // lock, which it takes after its leave: so either we saw the
+                // count at 0 and retire, or it finds us parked (handshake 2).
+                new = self.ctl.apply(|w| w.add_threads(1)).1;
+            } else {
+                drop(cold);
+                self.left_work(new);
+                if self.lane.has_tasks() {
+                    // Closed or surplus, it leaves; the tasks get a taker.
+                    self.ensure_taker(handle);
+                }
+                return Park::Retire;
             }
-            let retire = w.has(flag::CLOSED) || w.threads() > self.limit();
-            let new = match retire {
-                true => w.sub_lookers(1).sub_threads(1),
-                false => w.sub_lookers(1),
-            };
-            match self.hot.ctl.cas(w, new) {
-                Ok(_) => break retire,
-                Err(now) => w = now,
-            }
-        };
-        if retire {
-            return false;
         }
+        // The handshake: a submitter that pushed before our swap and read the
+        // word from before it counted on us to see its task.
+        if self.lane.has_tasks() {
+            self.ctl.apply(|w| w.add_lookers(1));
+            return Park::Look;
+        }
+        // A queue pool's blocked submitters: the lane is empty, so they may
+        // come in. (Our lane-empty check of `WAITERS` read `Adm` without the
+        // lock and may have missed a waiter that linked itself just before; the
+        // lock orders us after it.)
+        if !self.config.handoff() && cold.waiters.len() > 0 {
+            let grants = self.grant_waiters(&mut cold);
+            if grants.pushed() {
+                self.ctl.apply(|w| w.add_lookers(1));
+                drop(cold);
+                grants.finish();
+                return Park::Look;
+            }
+            grants.finish();
+        }
+        debug_assert_eq!(cold.idle.len() + 1, new.parked(), "parked workers: {new:?}");
         me.set_state(state::IDLE);
-        let idle = IdleWorker {
-            id: WorkerId::from_ptr(me.into()),
-            since: now,
-        };
-        if cold.idle.insert(idle).is_err() {
-            // A fixed-size idle queue is full: this worker is surplus. It counted
-            // as parked for a moment; it leaves the word as it leaves the pool.
+        let id = WorkerId::from_ptr(me.into());
+        if cold.idle.insert(IdleWorker { id, since: now }).is_err() {
+            // A fixed-size idle queue is full: this worker is surplus.
             me.set_state(state::BUSY);
-            self.hot.ctl.update(|w| Some(w.sub_threads(1))).ok();
-            return false;
+            self.ctl.apply(|w| w.sub_threads(1));
+            drop(cold);
+            self.left_work(new);
+            return Park::Retire;
         }
+        let watching = self.take_watch(&mut cold, id, new);
         drop(cold);
-        self.park_idle(me, now)
+        self.left_work(new);
+        match self.park_idle(handle, me, now, watching) {
+            true => Park::Look,
+            false => Park::Retire,
+        }
     }
 
-    /// Parks in the idle queue until woken for a task (`true`) or told to retire
+    /// Whether the worker parking as `id` (on the word `w`) takes up the watch:
+    /// nobody watches, tasks are tiny, work is going on, and a busy worker runs
+    /// beside us. Under the cold lock.
+    fn take_watch(&self, cold: &mut super::Guard<'_, F>, id: WorkerId, w: Word) -> bool {
+        if w.has(WATCH) || w.busy() == 0 || !self.watch.tiny() || self.parallelism() < 2 {
+            return false;
+        }
+        self.ctl.set(WATCH);
+        cold.watcher = Some(id);
+        true
+    }
+
+    /// Parks in the idle queue until woken to look (`true`) or told to retire
     /// (`false`), reaping expired workers (itself included) when its expiry
-    /// passes.
-    fn park_idle(&self, me: &NodeOf<F>, mut since: Instant) -> bool {
+    /// passes, and — `watching` — looking at the lane every [`PERIOD`].
+    fn park_idle<H: EngineRef<Self>>(
+        &self,
+        handle: &H,
+        me: &NodeOf<F>,
+        mut since: Instant,
+        mut watching: bool,
+    ) -> bool {
         let bomb = AbortOnUnwind;
         let my_id = WorkerId::from_ptr(me.into());
+        let mut duty = Duty {
+            finished: self.finished(),
+            quiet: 0,
+        };
         loop {
             let deadline = match self.config.purge {
                 true => since.checked_add(self.config.expiry),
                 false => None,
             };
-            let Some(deadline) = deadline else {
-                me.signal().wait();
-                break;
-            };
-            let remaining = deadline.saturating_duration_since(self.clock.now());
-            if !remaining.is_zero() {
-                if me.signal().wait_timeout(remaining) {
+            let remaining = deadline.map(|d| d.saturating_duration_since(self.clock.now()));
+            if remaining.is_some_and(|r| r.is_zero()) {
+                // Expired by the clock: reap, if we are still in the queue.
+                let now = self.clock.now();
+                let Some(cutoff) = now.checked_sub(self.config.expiry) else {
+                    since = now; // the clock stepped back below one expiry
+                    continue;
+                };
+                let mut cold = self.cold.lock();
+                if me.state() != state::IDLE {
+                    // Someone detached us; their notify is coming.
+                    drop(cold);
+                    me.signal().wait();
                     break;
                 }
-                continue; // recheck against the clock: it decides, not the timer
-            }
-            // Expired by the clock: reap, if we are still in the queue.
-            let now = self.clock.now();
-            let Some(cutoff) = now.checked_sub(self.config.expiry) else {
-                continue; // the clock stepped back below one expiry: not expired
-            };
-            let mut cold = self.cold.lock();
-            if me.state() != state::IDLE {
-                // Someone detached us; their notify is coming.
+                let (retired, me_too) = self.reap(&mut cold, cutoff, Some(my_id));
                 drop(cold);
-                me.signal().wait();
+                retired.finish_all(state::RETIRE);
+                self.after_retiring(handle);
+                if me_too {
+                    me.set_state(state::BUSY);
+                    bomb.disarm();
+                    return false;
+                }
+                // Our stamp was clamped up (the clock stepped back): wait a full expiry.
+                since = now;
+                continue;
+            }
+            let woken = match (watching, remaining) {
+                (false, None) => {
+                    me.signal().wait();
+                    true
+                }
+                (false, Some(r)) => me.signal().wait_timeout(r),
+                (true, r) => me
+                    .signal()
+                    .wait_timeout(r.map_or(PERIOD, |r| r.min(PERIOD))),
+            };
+            if woken {
                 break;
             }
-            let (retired, me_too) = self.reap(&mut cold, cutoff, Some(my_id));
-            drop(cold);
-            retired.finish_all(state::RETIRE);
-            if me_too {
-                me.set_state(state::BUSY);
-                bomb.disarm();
-                return false;
+            if watching && !self.watch_tick(handle, me, &mut duty) {
+                watching = false;
             }
-            // Our stamp was clamped up (the clock stepped back): wait a full expiry.
-            since = now;
         }
         bomb.disarm();
         match me.state() {
@@ -323,12 +437,71 @@ impl<F: Flavor> Engine<F> {
         }
     }
 
-    /// A panic unwound out of a task: its worker still counts the task and a
-    /// thread, and gives both back.
-    fn task_unwound(&self) {
-        self.count(Outcome::Panicked);
-        if let Ok((_, new)) = self.hot.ctl.update(|w| Some(w.sub_tasks(1).sub_threads(1))) {
-            self.after_tasks_fell(new);
+    /// One look of the watcher at the lane (see `watch.rs`). `false` once the
+    /// watch is over (resigned, or this worker was detached meanwhile).
+    fn watch_tick<H: EngineRef<Self>>(&self, handle: &H, me: &NodeOf<F>, duty: &mut Duty) -> bool {
+        let finished = self.finished();
+        let stuck = !self.lane.looks_empty() && finished == duty.finished;
+        duty.finished = finished;
+        if stuck {
+            // Tasks wait and none finished for a period: the busy workers are
+            // stuck. Wake a parked worker (perhaps ourselves) to take them.
+            duty.quiet = 0;
+            self.wake_one();
+            return me.state() == state::IDLE;
         }
+        if self.lane.looks_empty() && self.ctl.load().busy() == 0 {
+            duty.quiet += 1;
+        } else {
+            duty.quiet = 0;
+        }
+        if duty.quiet < RESIGN_AFTER {
+            return true;
+        }
+        let mut cold = self.cold.lock();
+        if cold.watcher == Some(WorkerId::from_ptr(me.into())) {
+            self.end_watch(&mut cold);
+        }
+        drop(cold);
+        self.after_retiring(handle);
+        false
+    }
+
+    /// Ends the watch (under the cold lock): clears `WATCH`, so no submitter
+    /// leaves another task to a busy worker. Whoever ends it checks the lane
+    /// after the lock ([`after_retiring`](Self::after_retiring)), or is the
+    /// watcher being woken to look.
+    pub(super) fn end_watch(&self, cold: &mut super::Guard<'_, F>) {
+        cold.watcher = None;
+        self.ctl.clear(WATCH);
+    }
+
+    /// After workers were retired or the watch ended: tasks left in the lane
+    /// for busy workers get a taker of their own if nobody awake will take them.
+    pub(super) fn after_retiring<H: EngineRef<Self>>(&self, handle: &H) {
+        if self.lane.has_tasks() {
+            self.ensure_taker(handle);
+        }
+    }
+
+    /// The same without a handle to start workers with (`purge`): wakes a
+    /// parked worker as a looker if tasks wait in the lane and nobody awake is
+    /// looking.
+    pub(super) fn wake_for_lane(&self) {
+        if self.lane.has_tasks() && self.ctl.read_rmw().lookers() == 0 {
+            self.wake_one();
+        }
+    }
+
+    /// A panic unwound out of a task: its worker still holds the task (and a
+    /// thread), and gives both back.
+    fn task_unwound<H: EngineRef<Self>>(&self, handle: &H) {
+        self.count(Outcome::Panicked);
+        let (_, new) = self.ctl.apply(|w| w.sub_busy(1).sub_threads(1));
+        if self.config.handoff() {
+            self.task_done(handle);
+        }
+        self.left_work(new);
+        self.after_retiring(handle);
     }
 }

@@ -121,8 +121,4 @@ impl Spawner for StdSpawner {
     fn parallelism(&self) -> usize {
         thread::available_parallelism().map_or(1, |n| n.get())
     }
-
-    fn yield_now(&self) {
-        thread::yield_now();
-    }
 }
