@@ -152,6 +152,18 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
         self.ring.has_tasks()
     }
 
+    /// Whether a task is ready to pop, read the way the push-vs-park handshake
+    /// needs (see [`Ring::has_ready`]; the spill queue's `is_empty` counts a
+    /// claimed slot too, and its `pop` waits for the write).
+    #[inline]
+    pub(crate) fn has_ready(&self) -> bool {
+        #[cfg(feature = "alloc")]
+        if self.spilling.load(Ordering::SeqCst) && !self.spill.is_empty() {
+            return true;
+        }
+        self.ring.has_ready()
+    }
+
     /// About how many tasks wait (exact when nothing moves).
     pub(crate) fn len(&self) -> usize {
         let ring = self.ring.len();

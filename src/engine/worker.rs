@@ -309,8 +309,10 @@ impl<F: Flavor> Engine<F> {
             }
         }
         // The handshake: a submitter that pushed before our swap and read the
-        // word from before it counted on us to see its task.
-        if self.lane.has_tasks() {
+        // word from before it counted on us to see its task. (A task whose
+        // push is still being written does not count: its submitter reads the
+        // word after it, sees us parked, and wakes a worker.)
+        if self.lane.has_ready() {
             self.ctl.apply(|w| w.add_lookers(1));
             return Park::Look;
         }
