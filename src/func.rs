@@ -20,7 +20,9 @@ use crate::engine::{Engine, Mode, Parts, Slot};
 use crate::error::{BuildError, SubmitError};
 use crate::exec::{Call, CallFn, Guarded, WorkFn, guard_default};
 use crate::options::Options;
-use crate::queue::{WorkerQueue, WorkerRing};
+#[cfg(feature = "alloc")]
+use crate::queue::WorkerQueue;
+use crate::queue::WorkerRing;
 use crate::spawner::Spawner;
 
 /// One task of a pool running `F` over `A`.

@@ -5,8 +5,11 @@
 //! Loom's atomics cannot be made in a `const fn`, so functions that make them are
 //! declared with [`maybe_const_fn!`]: `const` normally, plain under loom.
 
+/// (Only the heap faces use it: the spill flag, `MultiPool`.)
+#[cfg(all(not(antpool_loom), feature = "alloc"))]
+pub(crate) use portable_atomic::AtomicBool;
 #[cfg(not(antpool_loom))]
-pub(crate) use portable_atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering, fence};
+pub(crate) use portable_atomic::{AtomicU8, AtomicUsize, Ordering, fence};
 
 #[cfg(antpool_loom)]
 pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering, fence};

@@ -47,6 +47,7 @@ pub(crate) use ctl::MAX_WORKERS;
 #[cfg(feature = "alloc")]
 pub(crate) use ring::boxed_slots;
 pub(crate) use ring::{Slot, Slots};
+#[cfg(feature = "alloc")]
 pub(crate) use transport::MAX_RING;
 
 use ctl::{Adm, Ctl};
@@ -179,6 +180,7 @@ impl Config {
     /// The size of the lane's ring for a heap face: a bounded queue's limit; a
     /// hand-off pool's capacity (an unbounded pool's worker limit), at most
     /// [`MAX_RING`]; one slot for an unbounded queue (it spills at once).
+    #[cfg(feature = "alloc")]
     pub(crate) const fn ring_size(&self) -> usize {
         match self.queue_limit {
             0 => {

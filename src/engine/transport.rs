@@ -23,6 +23,7 @@ use crate::sync::{AtomicBool, Ordering};
 
 /// The largest ring the heap faces allocate for a spilling lane (one slot per
 /// task the pool admits, at most this many); more spill.
+#[cfg(feature = "alloc")]
 pub(crate) const MAX_RING: usize = 1024;
 
 /// The unbounded queue behind a ring: crossbeam's lock-free `SegQueue`.
