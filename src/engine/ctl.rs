@@ -125,12 +125,6 @@ impl Word {
         self.lookers() + self.busy()
     }
 
-    /// Workers without a task: lookers and parked.
-    #[inline]
-    pub(crate) fn idle(self) -> usize {
-        self.threads() - self.busy()
-    }
-
     #[inline]
     pub(crate) fn has(self, flag: Flag) -> bool {
         self.0 & Self::flag_bit(flag) != 0
@@ -340,7 +334,7 @@ mod tests {
         );
         assert!(!w.has(WATCH) && !w.has(IDLERS));
         let w = word(5, 2, 1);
-        assert_eq!((w.parked(), w.idle()), (2, 4));
+        assert_eq!((w.parked(), w.awake()), (2, 3));
     }
 
     #[test]

@@ -382,7 +382,7 @@ impl<F: Flavor> Engine<F> {
     }
 
     pub(crate) fn idle(&self) -> usize {
-        self.ctl.load().idle()
+        self.ctl.load().parked()
     }
 
     pub(crate) fn waiting(&self) -> usize {
@@ -398,7 +398,7 @@ impl<F: Flavor> Engine<F> {
         let w = self.ctl.load();
         crate::Stats {
             running: w.threads(),
-            idle: w.idle(),
+            idle: w.parked(),
             waiting: self.waiting(),
             queued: self.queued(),
             completed: self.counters.completed.load(Relaxed),
@@ -426,7 +426,7 @@ impl<F: Flavor> Engine<F> {
         f.debug_struct(name)
             .field("cap", &self.cap())
             .field("running", &w.threads())
-            .field("idle", &w.idle())
+            .field("idle", &w.parked())
             .field("waiting", &self.waiting())
             .field("queued", &self.queued())
             .field("closed", &self.is_closed())
