@@ -11,7 +11,7 @@ use std::time::Duration;
 use antpool::{
     Job, ManualClock, Options, Signal, SpinLock, StaticPoolWithFunc, SubmitError, WorkerRing,
 };
-use common::{Gate, eventually};
+use common::{Counter, Gate, eventually};
 
 /// A binary semaphore on a mutex and condvar, shared through an `Arc` so that
 /// `notify` keeps it alive past the moment its token becomes visible (rule 6).
@@ -102,6 +102,8 @@ impl<const ID: usize, const FAIL_FROM: usize, const DROP: bool> antpool::Spawner
 enum Cmd {
     Add(u64),
     Hold(Gate),
+    /// Counts its start, then holds.
+    HoldCounted(Gate, Counter),
 }
 
 fn run(cmd: Cmd, sum: &AtomicU64) {
@@ -110,6 +112,10 @@ fn run(cmd: Cmd, sum: &AtomicU64) {
             sum.fetch_add(n, Ordering::SeqCst);
         }
         Cmd::Hold(gate) => gate.wait(),
+        Cmd::HoldCounted(gate, started) => {
+            started.add();
+            gate.wait();
+        }
     }
 }
 
@@ -253,8 +259,16 @@ static_pool!(FAIL_POOL, FAIL_SUM, FAIL_CLOCK, 2, Options::new().capacity(2), Thr
 fn a_failed_spawn_hands_the_argument_back() {
     FAIL_POOL.invoke(Cmd::Add(1)).unwrap(); // spawn #0 works
     assert!(eventually(|| FAIL_POOL.idle() == 1));
-    let gate = Gate::new();
-    FAIL_POOL.invoke(Cmd::Hold(gate.clone())).unwrap(); // reuses the idle worker
+    let (gate, started) = (Gate::new(), Counter::new());
+    FAIL_POOL
+        .invoke(Cmd::HoldCounted(gate.clone(), started.clone()))
+        .unwrap(); // reuses the idle worker
+    // Once it runs, the next task needs a second worker, whose spawn fails. (A
+    // worker that has just taken a task from the queue is still counted as
+    // looking for a moment; a task submitted then goes to the queue, and the
+    // worker starts another for it once it counts itself busy: too late to hand
+    // a failed spawn back to the submitter.)
+    assert!(started.reaches(1));
     match FAIL_POOL.invoke(Cmd::Add(2)) {
         Err(SubmitError::SpawnFailed(Cmd::Add(2))) => {}
         _ => panic!("expected SpawnFailed with the argument"),

@@ -251,12 +251,12 @@ impl<F: Flavor> Engine<F> {
         loop {
             if self.ctl.load().lookers() <= self.max_spinners() {
                 for _ in 0..LOOK_SPIN {
-                    if let Some(task) = self.take_as_looker() {
+                    if let Some(task) = self.take_as_looker(handle) {
                         return Some(task);
                     }
                     spin_hint();
                 }
-            } else if let Some(task) = self.take_as_looker() {
+            } else if let Some(task) = self.take_as_looker(handle) {
                 return Some(task);
             }
             match self.park(handle, me) {
@@ -266,14 +266,20 @@ impl<F: Flavor> Engine<F> {
         }
     }
 
-    /// A looker takes a task from the lane and becomes busy (`S-1, K+1`).
+    /// A looker takes a task from the lane and becomes busy (`S-1, K+1`). A
+    /// submitter that pushed between our pop and our swap counted on us as a
+    /// looker; if we were the last one and tasks still wait, they get a taker
+    /// now (woken, started, or left to a busy worker: `ensure_taker`).
     #[inline]
-    fn take_as_looker(&self) -> Option<F::Task> {
+    fn take_as_looker<H: EngineRef<Self>>(&self, handle: &H) -> Option<F::Task> {
         if self.lane.looks_empty() {
             return None;
         }
         let task = self.lane.pop()?;
-        self.ctl.apply(|w| w.sub_lookers(1).add_busy(1));
+        let (_, new) = self.ctl.apply(|w| w.sub_lookers(1).add_busy(1));
+        if new.lookers() == 0 && !self.lane.looks_empty() {
+            self.ensure_taker(handle);
+        }
         Some(task)
     }
 
