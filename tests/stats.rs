@@ -55,8 +55,11 @@ fn stats_follow_a_pool_through_its_life() {
     );
 
     clock.advance(Duration::from_secs(1));
-    assert_eq!(pool.purge(), 2);
-    assert!(eventually(|| pool.stats().retired == 2));
+    // Both have expired: `purge` reaps them, unless a worker's own expiry
+    // timer (real time, then the pool's clock decides) got there first, which
+    // Miri's slow clock makes likely (seed 12). Either way none is left.
+    assert!(pool.purge() <= 2);
     assert_eq!(pool.stats().running, 0);
+    assert!(eventually(|| pool.stats().retired == 2));
     assert!(eventually(|| spawner.live() == 0));
 }
