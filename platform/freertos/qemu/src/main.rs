@@ -25,7 +25,7 @@ use core::panic::PanicInfo;
 use core::sync::atomic::{AtomicU8, AtomicUsize, Ordering::Relaxed};
 use core::time::Duration;
 
-use antpool::{Options, StaticPoolWithFunc, SubmitError, WorkerRing};
+use antpool::{Options, StaticPoolWithFunc, SubmitError};
 use antpool_freertos::{FreeRtosSpawner, TickClock};
 use cortex_m_rt::entry;
 use cortex_m_semihosting::{debug, hprintln};
@@ -236,7 +236,7 @@ unsafe extern "C" fn controller(_: *mut c_void) {
         TICK_HZ
     );
     hprintln!(
-        "pool: StaticPoolWithFunc in a static, WorkerRing<{}>, worker stacks {} words",
+        "pool: StaticPoolWithFunc<_, {}> in a static, worker stacks {} words",
         CAP,
         WORKER_STACK_WORDS
     );
