@@ -32,7 +32,7 @@ macro_rules! lifecycle_methods {
             self.engine.waiting()
         }
 
-        #[doc = "Tasks in the task queue (queue mode; always 0 otherwise)."]
+        #[doc = "Tasks admitted and waiting for a worker to take them (in any mode: a hand-off pool's lane holds them for a moment)."]
         #[doc = ""]
         #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n")]
         #[doc = "assert_eq!(pool.queued(), 0);\n```"]

@@ -1,8 +1,8 @@
 //! One function over typed arguments: [`PoolWithFunc`] (behind an `Arc`) and
 //! [`StaticPoolWithFunc`] (in a `static`, no heap at all).
 //!
-//! A task is just the argument, stored in the worker's mailbox by value: no
-//! allocation per task, on any target.
+//! A task is just the argument, carried by value in a slot of the pool's lane:
+//! no allocation per task, on any target.
 //!
 //! Two faces, because a worker must be able to reach its pool for as long as it
 //! lives. `PoolWithFunc` gives each worker an `Arc` clone (one allocation when the

@@ -10,8 +10,8 @@ use core::time::Duration;
 use crate::engine::Config;
 use crate::error::BuildError;
 
-/// The most workers any pool runs at once: 32 767 on targets with 64-bit
-/// atomics, 127 on those with only 32-bit ones (microcontrollers). A larger
+/// The most workers any pool runs at once: 65 534 on targets with 64-bit
+/// atomics, 510 on those with only 32-bit ones (microcontrollers). A larger
 /// capacity is [`BuildError::CapacityTooLarge`]; an unbounded pool stops
 /// starting workers here (further tasks wait in its queue for a free one).
 ///

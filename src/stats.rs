@@ -32,7 +32,7 @@ pub struct Stats {
     pub idle: usize,
     /// Submitters blocked waiting for a worker.
     pub waiting: usize,
-    /// Tasks in the queue (queue mode).
+    /// Tasks admitted and waiting for a worker to take them.
     pub queued: usize,
     /// Tasks that ran to the end.
     pub completed: usize,

@@ -39,8 +39,8 @@ use cases::Sizes;
 use child::Runner;
 
 /// The command line, for errors.
-const USAGE: &str = "usage: antpool-bench all [--runs N] [--only a,b] [--out DIR] [--seed S] \
-                     [--baseline-exe PATH] [--no-perf] | smoke [same options] | report [DIR]";
+const USAGE: &str = "usage: antpool-bench all [--runs N] [--only a,b] [--pools p,q] [--out DIR] \
+                     [--seed S] [--baseline-exe PATH] [--no-perf] | smoke [same options] | report [DIR]";
 
 /// Options of `all` and `smoke`.
 struct Opts {
@@ -48,6 +48,8 @@ struct Opts {
     runs: usize,
     /// Families to run (all when empty).
     only: Vec<String>,
+    /// Pools to run, by name (`floor` for the no-pool floor; all when empty).
+    pools: Vec<String>,
     /// Output folder.
     out: PathBuf,
     /// Smoke sizes, and any failure fails.
@@ -65,6 +67,7 @@ fn parse_opts(args: &[String], smoke: bool) -> Opts {
     let mut opts = Opts {
         runs: if smoke { 1 } else { 3 },
         only: Vec::new(),
+        pools: Vec::new(),
         out: PathBuf::from(if smoke {
             "target/antpool-bench-smoke"
         } else {
@@ -79,13 +82,14 @@ fn parse_opts(args: &[String], smoke: bool) -> Opts {
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--no-perf" => opts.no_perf = true,
-            flag @ ("--runs" | "--only" | "--out" | "--seed" | "--baseline-exe") => {
+            flag @ ("--runs" | "--only" | "--pools" | "--out" | "--seed" | "--baseline-exe") => {
                 let v = it
                     .next()
                     .unwrap_or_else(|| panic!("{flag} needs a value; {USAGE}"));
                 match flag {
                     "--runs" => opts.runs = v.parse().expect("--runs N"),
                     "--only" => opts.only = v.split(',').map(String::from).collect(),
+                    "--pools" => opts.pools = v.split(',').map(String::from).collect(),
                     "--out" => opts.out = PathBuf::from(v),
                     "--seed" => opts.seed = Some(v.parse().expect("--seed S (a number)")),
                     _ => opts.baseline_exe = Some(PathBuf::from(v)),
@@ -110,7 +114,14 @@ fn run_all(opts: Opts) {
         eprintln!("--baseline-exe {}: no such file", base.display());
         std::process::exit(2);
     }
-    let cases = cases::cases(&sizes, &opts.only, opts.baseline_exe.is_some());
+    let mut cases = cases::cases(&sizes, &opts.only, opts.baseline_exe.is_some());
+    if !opts.pools.is_empty() {
+        // By the pool's name, its `@base` twin included.
+        cases.retain(|c| {
+            let name = c.kind.map_or("floor", |k| k.name());
+            opts.pools.iter().any(|p| p == name)
+        });
+    }
     let perf = !opts.no_perf && perf::available();
     match (perf, opts.no_perf) {
         (true, _) => eprintln!("perf: yes (perf stat -e context-switches,cpu-clock per child)"),

@@ -32,8 +32,8 @@
 //! | `IDLERS` | `wait_idle` callers wait (a copy of `Ctl`'s flag, which a queue pool's submitter reads in its leave) |
 //!
 //! Widths: with 64-bit atomics each worker count has 16 bits (at most 65 535
-//! workers; [`MAX_WORKERS`] keeps one bit of margin); with only 32-bit atomics
-//! (microcontrollers), 9 (at most 511).
+//! workers; [`MAX_WORKERS`], 65 534, keeps one count of margin); with only
+//! 32-bit atomics (microcontrollers), 9 (at most 510).
 
 use crate::sync::{AtomicUsize, AtomicWord, Ordering};
 
@@ -253,7 +253,7 @@ pub(crate) mod adm {
     pub(crate) const COUNT: usize = IDLERS - 1;
 }
 
-/// The admission word: a count and two flags (see the module docs).
+/// The admission word: a count and three flags (see the module docs).
 pub(crate) struct Adm(AtomicUsize);
 
 impl Adm {

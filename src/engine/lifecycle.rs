@@ -42,9 +42,7 @@ impl<F: Flavor> Engine<F> {
             }
             drop(cold);
             retired.finish_all(state::RETIRE);
-            if this.lane.has_tasks() {
-                this.ensure_taker(handle);
-            }
+            this.after_retiring(handle);
             return;
         }
         let grants = this.grant_waiters(&mut cold);
@@ -152,25 +150,18 @@ impl<F: Flavor> Engine<F> {
         let mut retired: ChainOf<F> = Chain::new();
         let mut wanted = self.lane.len();
         while let Some(w) = cold.idle.detach() {
-            if cold.watcher == Some(w.id) {
-                self.end_watch(cold);
-            }
             match wanted {
                 0 => {
                     self.ctl.apply(|w| w.sub_threads(1));
-                    // SAFETY: see `retire_marked`.
-                    unsafe { retire_marked(&mut retired, w) };
+                    self.retire_into(cold, &mut retired, w);
                 }
                 _ => {
                     wanted -= 1;
                     self.ctl.apply(|w| w.add_lookers(1));
-                    let node = w.id.as_ptr::<super::NodeOf<F>>();
-                    // SAFETY: detached under the lock: the live mailbox of a parked
-                    // worker, ours to finish (WAKE, below).
-                    unsafe {
-                        node.as_ref().set_state(state::TAKEN);
-                        woken.push(node);
-                    }
+                    let node = self.take_parked(cold, w);
+                    // SAFETY: `take_parked` marked it under the lock: ours to
+                    // finish (WAKE, by the caller).
+                    unsafe { woken.push(node) };
                 }
             }
         }
@@ -224,12 +215,18 @@ impl<F: Flavor> Engine<F> {
     /// waiting for exactly that.
     pub(super) fn wake_drains(&self) {
         let mut cold = self.cold.lock();
-        let drains = match self.drained() {
-            true => cold.drains.take_all(),
-            false => Chain::new(),
-        };
+        let drains = self.take_drains_if_drained(&mut cold);
         drop(cold);
         drains.finish_all(state::DONE);
+    }
+
+    /// Under the lock: the releasers to wake (finish `DONE` once the lock is
+    /// dropped), if the pool is drained; none otherwise.
+    fn take_drains_if_drained(&self, cold: &mut super::Guard<'_, F>) -> ChainOf<F> {
+        match self.drained() {
+            true => cold.drains.take_all(),
+            false => Chain::new(),
+        }
     }
 
     /// Waits until no task is running, in the lane, or on its way there (`None`:
@@ -327,10 +324,7 @@ impl<F: Flavor> Engine<F> {
         if retired {
             self.counters.retired.fetch_add(1, Relaxed);
         }
-        let drains = match self.drained() {
-            true => cold.drains.take_all(),
-            false => Chain::new(),
-        };
+        let drains = self.take_drains_if_drained(&mut cold);
         drop(cold);
         drains.finish_all(state::DONE);
     }

@@ -272,9 +272,6 @@ struct Counters {
     live: UntrackedUsize,
     /// Blocked submitters (the waiters list's length), for lock-free reads.
     waiting: UntrackedUsize,
-    /// `available_parallelism` as the spawner reports it; 0 until a worker
-    /// first asks.
-    parallelism: UntrackedUsize,
 }
 
 /// The engine of one pool.
@@ -286,6 +283,10 @@ pub(crate) struct Engine<F: Flavor> {
     cold: Padded<lock_api::Mutex<LockOf<F>, Cold<F>>>,
     counters: Padded<Counters>,
     config: Config,
+    /// `parallelism` as the spawner reports it; 0 until the first worker
+    /// starts. Read-mostly: kept off the counters' line, which every task
+    /// writes.
+    parallelism: UntrackedUsize,
     clock: F::Clock,
     spawner: F::Spawner,
     exec: F::Exec,
@@ -342,9 +343,9 @@ impl<F: Flavor> Engine<F> {
                     retired: UntrackedUsize::new(0),
                     live: UntrackedUsize::new(0),
                     waiting: UntrackedUsize::new(0),
-                    parallelism: UntrackedUsize::new(0),
                 }),
                 config,
+                parallelism: UntrackedUsize::new(0),
                 clock,
                 spawner,
                 exec,
@@ -361,10 +362,10 @@ impl<F: Flavor> Engine<F> {
     /// How many threads the platform runs at once, asked once per pool when
     /// it starts its first worker (see `start_with`) and cached.
     fn parallelism(&self) -> usize {
-        match self.counters.parallelism.load(Relaxed) {
+        match self.parallelism.load(Relaxed) {
             0 => {
                 let n = self.spawner.parallelism().max(1);
-                self.counters.parallelism.store(n, Relaxed);
+                self.parallelism.store(n, Relaxed);
                 n
             }
             n => n,

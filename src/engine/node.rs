@@ -31,8 +31,9 @@ pub(crate) mod state {
     pub const BUSY: u8 = 0;
     /// A worker parked in the idle queue.
     pub const IDLE: u8 = 1;
-    /// A parked worker detached (under the lock) by a submitter that admitted a
-    /// task for it: no longer idle, its wake-up is coming.
+    /// A parked worker detached (under the lock) by whoever wakes it to look
+    /// (a submitter, a looker, the watcher, release): no longer idle, its
+    /// wake-up is coming.
     pub const TAKEN: u8 = 2;
     /// A worker woken for a task: it takes one from the transport.
     pub const WAKE: u8 = 3;

@@ -219,7 +219,7 @@ impl<T, S: Slots<T>> Ring<T, S> {
                 // do not wait for that pusher (crossbeam's `ArrayQueue` does).
                 // With a thousand workers on two cores, a pusher preempted
                 // inside its push had every looker spinning here on the CPU it
-                // needed (sleepy, cap 1 000: 7–14 s instead of ~1.1 s). The
+                // needed (sleepy, cap 1 000: 7–14 s instead of ~1.7 s). The
                 // pusher wakes a worker itself once it has written the task
                 // (see `has_ready` for the handshake).
                 return None;

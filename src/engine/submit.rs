@@ -25,7 +25,7 @@ use super::node::{Chain, Node, state};
 use super::watch::BACKLOG_PER_BUSY;
 use super::{AbortOnUnwind, Engine, EngineRef, Flavor, Guard, Mode, NodeOf, launch};
 use crate::error::SubmitError;
-use crate::queue::WorkerQueue;
+use crate::queue::{IdleWorker, WorkerQueue};
 use crate::spawner::{Signal, Spawner};
 use crate::sync::Ordering::Relaxed;
 use crate::sync::spin_hint;
@@ -117,16 +117,7 @@ impl<F: Flavor> Engine<F> {
         let placed = self.place(handle, task);
         if !self.config.handoff() {
             // Out of the push window (handshake 2 in `engine/README.md`).
-            let old = self.gate.adm.leave();
-            if old & adm::COUNT == 1 {
-                if old & adm::IDLERS != 0 {
-                    // Our task may have finished before we left the window.
-                    self.maybe_quiet();
-                }
-                if old & adm::CLOSED != 0 {
-                    self.settle_closed();
-                }
-            }
+            self.leave_admission();
         }
         placed
     }
@@ -189,8 +180,9 @@ impl<F: Flavor> Engine<F> {
     pub(super) fn ensure_taker<H: EngineRef<Self>>(&self, handle: &H) {
         loop {
             let w = self.ctl.read_rmw();
-            if w.lookers() == 0 && w.parked() == 0 && w.threads() >= self.limit() {
-                // Every worker is busy, at capacity: the first to finish takes it.
+            if w.parked() == 0 && w.threads() >= self.limit() {
+                // Nobody to wake and no room to start one: a looker, or the
+                // first busy worker to finish, takes it.
                 return;
             }
             if w.lookers() > 0 {
@@ -204,10 +196,6 @@ impl<F: Flavor> Engine<F> {
             if w.parked() > 0 {
                 self.wake_one();
                 continue; // woken (or gone meanwhile): count again
-            }
-            if w.threads() >= self.limit() {
-                // Every worker is busy, at capacity: the first to finish takes it.
-                return;
             }
             let reserved = self.ctl.update(|w| {
                 (w.parked() == 0 && w.threads() < self.limit())
@@ -245,6 +233,17 @@ impl<F: Flavor> Engine<F> {
         let Some(worker) = cold.idle.detach() else {
             unreachable!("antpool: the control word counts a parked worker the idle queue lacks");
         };
+        self.take_parked(cold, worker)
+    }
+
+    /// A parked worker just detached from the idle queue under the lock, to be
+    /// woken: ends its watch if it had it, and marks it `TAKEN`. Returns its
+    /// mailbox, for the caller to finish (`WAKE`) once the lock is dropped.
+    pub(super) fn take_parked(
+        &self,
+        cold: &mut Guard<'_, F>,
+        worker: IdleWorker,
+    ) -> NonNull<NodeOf<F>> {
         if cold.watcher == Some(worker.id) {
             self.end_watch(cold);
         }
@@ -323,16 +322,26 @@ impl<F: Flavor> Engine<F> {
     /// admission back, lets a waiter in if one waits, wakes `wait_idle` callers
     /// if the pool fell quiet.
     pub(super) fn task_done<H: EngineRef<Self>>(&self, handle: &H) {
-        let old = self.gate.adm.leave();
-        if old & adm::WAITERS != 0 {
+        if self.leave_admission() & adm::WAITERS != 0 {
             self.let_waiters_in(handle);
         }
+    }
+
+    /// Gives one admission back (a hand-off task that left, or a queue pool's
+    /// submitter out of its push window); returns `Adm` from before. If that
+    /// was the last: wakes `wait_idle` callers if the pool fell quiet, and
+    /// settles a closed pool's last worker (handshake 2).
+    fn leave_admission(&self) -> usize {
+        let old = self.gate.adm.leave();
         if old & adm::COUNT == 1 {
-            self.maybe_quiet();
+            if old & adm::IDLERS != 0 {
+                self.maybe_quiet();
+            }
             if old & adm::CLOSED != 0 {
                 self.settle_closed();
             }
         }
+        old
     }
 
     /// Takes the lock and lets waiters in as room allows; makes sure a worker

@@ -114,7 +114,8 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
     }
 
     /// Takes the oldest task, if any. (`None` may be stale by the time it
-    /// returns; callers that must know use [`has_tasks`](Self::has_tasks).)
+    /// returns, or mean a claimed slot not yet written; callers that must know
+    /// use [`has_ready`](Self::has_ready) or [`has_tasks`](Self::has_tasks).)
     #[inline]
     pub(crate) fn pop(&self) -> Option<T> {
         #[cfg(feature = "alloc")]
@@ -146,11 +147,7 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
     /// saw the word from before ours (see `engine/README.md`, "Handshakes").
     #[inline]
     pub(crate) fn has_tasks(&self) -> bool {
-        #[cfg(feature = "alloc")]
-        if self.spilling.load(Ordering::SeqCst) && !self.spill.is_empty() {
-            return true;
-        }
-        self.ring.has_tasks()
+        self.spill_has_tasks() || self.ring.has_tasks()
     }
 
     /// Whether a task is ready to pop, read the way the push-vs-park handshake
@@ -158,11 +155,18 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
     /// claimed slot too, and its `pop` waits for the write).
     #[inline]
     pub(crate) fn has_ready(&self) -> bool {
+        self.spill_has_tasks() || self.ring.has_ready()
+    }
+
+    /// Whether the spill queue holds a task (or a claimed slot), for the two
+    /// handshake reads above. (Its `is_empty` is the handshake's read there.)
+    #[inline]
+    fn spill_has_tasks(&self) -> bool {
         #[cfg(feature = "alloc")]
-        if self.spilling.load(Ordering::SeqCst) && !self.spill.is_empty() {
-            return true;
+        if self.spilling.load(Ordering::SeqCst) {
+            return !self.spill.is_empty();
         }
-        self.ring.has_ready()
+        false
     }
 
     /// About how many tasks wait (exact when nothing moves).

@@ -145,11 +145,10 @@ impl<F: Flavor> Engine<F> {
         if round % WAITER_CHECK == 0 && self.ctl.load().threads() > self.limit() {
             return self.retire_surplus(handle, me);
         }
-        // (A stale "empty" is harmless: the handshake of `park` finds the task.)
-        if !self.lane.looks_empty() {
-            if let Some(task) = self.lane.pop() {
-                return Some(task);
-            }
+        // (A stale "empty" is harmless: the handshake of `park` finds the task.
+        // An empty `pop` is two loads, no write.)
+        if let Some(task) = self.lane.pop() {
+            return Some(task);
         }
         if !self.config.handoff() {
             self.check_queue_waiters(handle);
@@ -272,9 +271,6 @@ impl<F: Flavor> Engine<F> {
     /// now (woken, started, or left to a busy worker: `ensure_taker`).
     #[inline]
     fn take_as_looker<H: EngineRef<Self>>(&self, handle: &H) -> Option<F::Task> {
-        if self.lane.looks_empty() {
-            return None;
-        }
         let task = self.lane.pop()?;
         let (_, new) = self.ctl.apply(|w| w.sub_lookers(1).add_busy(1));
         if new.lookers() == 0 && !self.lane.looks_empty() {
