@@ -65,6 +65,8 @@ extern crate alloc;
 
 #[macro_use]
 mod sync;
+#[cfg(feature = "alloc")]
+mod builder;
 mod clock;
 mod engine;
 mod error;
@@ -84,6 +86,8 @@ mod std;
 #[cfg(feature = "alloc")]
 mod task;
 
+#[cfg(feature = "alloc")]
+pub use builder::{Builder, ForFunc, ForPool, PoolBuilder, PoolWithFuncBuilder};
 pub use clock::{Clock, Instant, ManualClock, ticks_at_least};
 pub use error::{BuildError, ReleaseError, SubmitError};
 pub use exec::WorkFn;
@@ -93,8 +97,6 @@ pub use func::StaticPoolWithFunc;
 pub use lock_api;
 #[cfg(feature = "alloc")]
 pub use multi::{LoadBalancing, MultiPool, MultiPoolWithFunc};
-#[cfg(feature = "alloc")]
-pub use options::{Builder, ForFunc, ForPool, PoolBuilder, PoolWithFuncBuilder};
 pub use options::{DEFAULT_EXPIRY, MAX_CAPACITY, Options};
 #[cfg(feature = "alloc")]
 pub use pool::{Pool, Task};

@@ -5,13 +5,13 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::fmt;
 
+use crate::builder::PoolBuilder;
 use crate::clock::Clock;
 use crate::engine::{Engine, Mode, Parts, Slot};
 #[cfg(feature = "std")]
 use crate::error::BuildError;
 use crate::error::SubmitError;
 use crate::exec::{Guarded, RunTask};
-use crate::options::PoolBuilder;
 use crate::queue::{IdleQueue, WorkerQueue};
 use crate::spawner::Spawner;
 use crate::task::SmallTask;

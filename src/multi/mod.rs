@@ -4,25 +4,22 @@
 //! Both are thin wrappers over `Shards<P>`, which holds the pools and does the
 //! load balancing and the sums; the two faces differ only in what a task is.
 
-use alloc::boxed::Box;
-use alloc::sync::Arc;
-use alloc::vec::Vec;
+mod shards;
+
 use core::fmt;
-use core::time::Duration;
 
-use crate::sync::{AtomicBool, AtomicUsize, Ordering};
-
+use crate::builder::{PoolBuilder, PoolWithFuncBuilder};
 use crate::clock::Clock;
-use crate::engine::{Engine, Flavor, Mode};
+use crate::engine::{Engine, Mode};
 use crate::error::{BuildError, ReleaseError, SubmitError};
 use crate::exec::{Call, WorkFn};
 use crate::func::PoolWithFunc;
-use crate::options::{PoolBuilder, PoolWithFuncBuilder};
 use crate::pool::{Pool, Task};
 use crate::queue::WorkerQueue;
 use crate::spawner::Spawner;
-use crate::stats::Stats;
 use crate::task::SmallTask;
+
+use shards::Shards;
 
 /// How a multi-pool picks the pool for each task.
 ///
@@ -40,193 +37,6 @@ pub enum LoadBalancing {
     /// The pool with the fewest running workers (busy or idle), the first one on
     /// ties.
     LeastTasks,
-}
-
-/// A pool face the multi-pools are made of.
-pub(crate) trait Shard {
-    type Flavor: Flavor;
-    fn handle(&self) -> &Arc<Engine<Self::Flavor>>;
-}
-
-impl<Q: WorkerQueue, C: Clock, S: Spawner> Shard for Pool<Q, C, S> {
-    type Flavor = crate::pool::PoolFlavor<Q, C, S>;
-    fn handle(&self) -> &Arc<Engine<Self::Flavor>> {
-        self.engine()
-    }
-}
-
-impl<A, F, Q, C, S> Shard for PoolWithFunc<A, F, Q, C, S>
-where
-    A: Send + 'static,
-    F: WorkFn<A>,
-    Q: WorkerQueue,
-    C: Clock,
-    S: Spawner,
-{
-    type Flavor = crate::func::FuncFlavor<A, F, Q, C, S>;
-    fn handle(&self) -> &Arc<Engine<Self::Flavor>> {
-        self.engine()
-    }
-}
-
-type TaskOf<P> = <<P as Shard>::Flavor as Flavor>::Task;
-
-/// The pools of a multi-pool, and the balancing and sums over them.
-pub(crate) struct Shards<P> {
-    pools: Box<[P]>,
-    balancing: LoadBalancing,
-    next: AtomicUsize,
-    closed: AtomicBool,
-}
-
-impl<P: Shard> Shards<P> {
-    fn build(
-        n: usize,
-        balancing: LoadBalancing,
-        mut make: impl FnMut() -> Result<P, BuildError>,
-    ) -> Result<Self, BuildError> {
-        if n == 0 {
-            return Err(BuildError::InvalidMultiPoolSize);
-        }
-        let pools = (0..n).map(|_| make()).collect::<Result<Vec<P>, _>>()?;
-        Ok(Shards {
-            pools: pools.into_boxed_slice(),
-            balancing,
-            next: AtomicUsize::new(0),
-            closed: AtomicBool::new(false),
-        })
-    }
-
-    fn engines(&self) -> impl Iterator<Item = &Arc<Engine<P::Flavor>>> {
-        self.pools.iter().map(Shard::handle)
-    }
-
-    /// The pool with the fewest running workers, the first on ties.
-    fn least(&self) -> usize {
-        let mut best = 0;
-        let mut fewest = usize::MAX;
-        for (i, engine) in self.engines().enumerate() {
-            let running = engine.running();
-            if running < fewest {
-                best = i;
-                fewest = running;
-            }
-        }
-        best
-    }
-
-    fn pick(&self) -> usize {
-        match self.balancing {
-            LoadBalancing::RoundRobin => {
-                self.next.fetch_add(1, Ordering::Relaxed) % self.pools.len()
-            }
-            LoadBalancing::LeastTasks => self.least(),
-        }
-    }
-
-    fn submit(&self, task: TaskOf<P>, mode: Mode) -> Result<(), SubmitError<TaskOf<P>>> {
-        if self.closed.load(Ordering::Acquire) {
-            return Err(SubmitError::Closed(task));
-        }
-        let first = self.pick();
-        match Engine::submit(self.pools[first].handle(), task, mode) {
-            Err(SubmitError::Overload(task)) if self.balancing == LoadBalancing::RoundRobin => {
-                Engine::submit(self.pools[self.least()].handle(), task, mode)
-            }
-            other => other,
-        }
-    }
-
-    fn sum(&self, f: impl Fn(&Engine<P::Flavor>) -> usize) -> usize {
-        self.engines().map(|e| f(e)).sum()
-    }
-
-    /// The sum of `f` over the pools; `None` if any pool says `None` (unbounded).
-    fn sum_bounded(&self, f: impl Fn(&Engine<P::Flavor>) -> Option<usize>) -> Option<usize> {
-        self.engines().map(|e| f(e)).sum()
-    }
-
-    fn by_index<R>(&self, index: usize, f: impl Fn(&Engine<P::Flavor>) -> R) -> Option<R> {
-        self.pools.get(index).map(|p| f(p.handle()))
-    }
-
-    fn stats(&self) -> Stats {
-        self.engines()
-            .map(|e| e.stats())
-            .fold(Stats::default(), |a, b| Stats {
-                running: a.running + b.running,
-                idle: a.idle + b.idle,
-                waiting: a.waiting + b.waiting,
-                queued: a.queued + b.queued,
-                completed: a.completed.wrapping_add(b.completed),
-                panicked: a.panicked.wrapping_add(b.panicked),
-                spawned: a.spawned.wrapping_add(b.spawned),
-                retired: a.retired.wrapping_add(b.retired),
-            })
-    }
-
-    fn tune(&self, capacity: usize) {
-        for engine in self.engines() {
-            Engine::tune(engine, capacity);
-        }
-    }
-
-    fn release(&self) {
-        self.closed.store(true, Ordering::Release);
-        for engine in self.engines() {
-            engine.release();
-        }
-    }
-
-    /// Closes every pool first, then waits for them together: each gets what is
-    /// left of `timeout` by the pools' clock, so the whole call takes about
-    /// `timeout` at most, as if they were released concurrently.
-    fn release_timeout(&self, timeout: Duration) -> Result<(), ReleaseError> {
-        if self.closed.swap(true, Ordering::AcqRel) {
-            return Err(ReleaseError::Closed);
-        }
-        let mut errors = Vec::new();
-        for (index, engine) in self.engines().enumerate() {
-            if !engine.release() {
-                errors.push((index, ReleaseError::Closed));
-            }
-        }
-        let start = self.pools[0].handle().now();
-        for (index, engine) in self.engines().enumerate() {
-            let spent = engine.now().saturating_duration_since(start);
-            let left = timeout.saturating_sub(spent);
-            if let Err(e) = engine.wait_drained(left) {
-                errors.push((index, e));
-            }
-        }
-        if errors.is_empty() {
-            return Ok(());
-        }
-        errors.sort_by_key(|(index, _)| *index);
-        Err(ReleaseError::Pools(errors))
-    }
-
-    fn reboot(&self) {
-        for engine in self.engines() {
-            engine.reboot();
-        }
-        self.next.store(0, Ordering::Relaxed);
-        self.closed.store(false, Ordering::Release);
-    }
-
-    fn wait_idle(&self, timeout: Option<Duration>) -> bool {
-        let Some(timeout) = timeout else {
-            for engine in self.engines() {
-                engine.wait_idle(None);
-            }
-            return true;
-        };
-        let start = self.pools[0].handle().now();
-        self.engines().all(|engine| {
-            let left = timeout.saturating_sub(engine.now().saturating_duration_since(start));
-            engine.wait_idle(Some(left))
-        })
-    }
 }
 
 /// Expands to the shared methods of a multi-pool face whose `Shards` are
@@ -274,7 +84,7 @@ macro_rules! multi_methods {
         #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "assert_eq!(mp.len(), 2);\n```")]
         #[allow(clippy::len_without_is_empty)] // never empty: 0 pools is a BuildError
         pub fn len(&self) -> usize {
-            self.shards.pools.len()
+            self.shards.len()
         }
 
         #[doc = "Live workers of pool `index`; `None` for a bad index."]
@@ -316,7 +126,7 @@ macro_rules! multi_methods {
         #[doc = ""]
         #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "mp.release();\n", "assert!(mp.is_closed());\n```")]
         pub fn is_closed(&self) -> bool {
-            self.shards.closed.load(Ordering::Acquire)
+            self.shards.is_closed()
         }
 
         #[doc = "Releases every pool (see [`Pool::release`](crate::Pool::release)); does not wait."]
@@ -641,8 +451,8 @@ where
 impl<Q: WorkerQueue, C: Clock, S: Spawner> fmt::Debug for MultiPool<Q, C, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("MultiPool")
-            .field("pools", &self.shards.pools.len())
-            .field("balancing", &self.shards.balancing)
+            .field("pools", &self.shards.len())
+            .field("balancing", &self.shards.balancing())
             .field("stats", &self.shards.stats())
             .finish()
     }
@@ -658,8 +468,8 @@ where
 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("MultiPoolWithFunc")
-            .field("pools", &self.shards.pools.len())
-            .field("balancing", &self.shards.balancing)
+            .field("pools", &self.shards.len())
+            .field("balancing", &self.shards.balancing())
             .field("stats", &self.shards.stats())
             .finish()
     }

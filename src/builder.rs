@@ -1,0 +1,439 @@
+//! The builders of [`Pool`] and [`PoolWithFunc`]: the plain [`Options`] plus
+//! what is not plain data — the clock, the spawner, the idle-queue type and
+//! (with `std`) the panic handler and thread settings — validated into
+//! [`BuildError`] by `build`.
+
+use alloc::sync::Arc;
+use core::marker::PhantomData;
+use core::time::Duration;
+
+use crate::clock::Clock;
+use crate::engine::{Config, Engine, boxed_slots};
+use crate::error::BuildError;
+use crate::exec::{self, CallFn, RunTask};
+use crate::func::PoolWithFunc;
+use crate::options::Options;
+use crate::pool::Pool;
+use crate::queue::WorkerQueue;
+use crate::spawner::Spawner;
+
+/// Marks a [`Builder`] that builds a [`Pool`].
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ForPool;
+
+/// Marks a [`Builder`] that builds a [`PoolWithFunc`] over `func`.
+#[derive(Debug)]
+pub struct ForFunc<A, F> {
+    func: F,
+    _arg: PhantomData<fn(A)>,
+}
+
+impl<A, F: Clone> Clone for ForFunc<A, F> {
+    fn clone(&self) -> Self {
+        ForFunc {
+            func: self.func.clone(),
+            _arg: PhantomData,
+        }
+    }
+}
+
+/// Builds a [`Pool`]: [`Pool::builder`] (std) or [`Pool::builder_with`].
+#[cfg(feature = "std")]
+pub type PoolBuilder<Q = crate::IdleQueue, C = crate::StdClock, S = crate::StdSpawner> =
+    Builder<ForPool, Q, C, S>;
+/// Builds a [`Pool`]: [`Pool::builder_with`].
+#[cfg(not(feature = "std"))]
+pub type PoolBuilder<Q, C, S> = Builder<ForPool, Q, C, S>;
+
+/// Builds a [`PoolWithFunc`]: [`PoolWithFunc::builder`] (std) or
+/// [`PoolWithFunc::builder_with`].
+#[cfg(feature = "std")]
+pub type PoolWithFuncBuilder<
+    A,
+    F,
+    Q = crate::IdleQueue,
+    C = crate::StdClock,
+    S = crate::StdSpawner,
+> = Builder<ForFunc<A, F>, Q, C, S>;
+/// Builds a [`PoolWithFunc`]: [`PoolWithFunc::builder_with`].
+#[cfg(not(feature = "std"))]
+pub type PoolWithFuncBuilder<A, F, Q, C, S> = Builder<ForFunc<A, F>, Q, C, S>;
+
+/// The builder of [`Pool`] and [`PoolWithFunc`]: the [`Options`], plus the
+/// clock, the spawner and the idle-queue type (and with `std` the panic
+/// handler and thread settings). Every setter returns the builder; `build`
+/// validates.
+///
+/// ```
+/// use antpool::Pool;
+/// use std::time::Duration;
+///
+/// let pool = Pool::builder()
+///     .capacity(10)
+///     .expiry(Duration::from_secs(1))
+///     .disable_purge(false)
+///     .prealloc(false)
+///     .nonblocking(false)
+///     .max_blocking_tasks(0)
+///     .panic_handler(|payload| eprintln!("task panicked: {payload:?}"))
+///     .thread_name("antpool-worker")
+///     .stack_size(2 << 20)
+///     .build()
+///     .unwrap();
+/// assert_eq!(pool.cap(), Some(10));
+/// ```
+pub struct Builder<M, Q, C, S> {
+    options: Options,
+    make: M,
+    clock: C,
+    spawner: S,
+    #[cfg(feature = "std")]
+    panic_handler: Option<crate::PanicHandler>,
+    _queue: PhantomData<fn() -> Q>,
+}
+
+impl<M: Clone, Q, C: Clone, S: Clone> Clone for Builder<M, Q, C, S> {
+    fn clone(&self) -> Self {
+        Builder {
+            options: self.options,
+            make: self.make.clone(),
+            clock: self.clock.clone(),
+            spawner: self.spawner.clone(),
+            #[cfg(feature = "std")]
+            panic_handler: self.panic_handler.clone(),
+            _queue: PhantomData,
+        }
+    }
+}
+
+impl<Q, C, S> Builder<ForPool, Q, C, S> {
+    pub(crate) fn new(clock: C, spawner: S) -> Self {
+        Builder::with_make(ForPool, clock, spawner)
+    }
+}
+
+impl<A, F, Q, C, S> Builder<ForFunc<A, F>, Q, C, S> {
+    pub(crate) fn new_func(func: F, clock: C, spawner: S) -> Self {
+        let make = ForFunc {
+            func,
+            _arg: PhantomData,
+        };
+        Builder::with_make(make, clock, spawner)
+    }
+}
+
+impl<M, Q, C, S> Builder<M, Q, C, S> {
+    fn with_make(make: M, clock: C, spawner: S) -> Self {
+        Builder {
+            options: Options::new(),
+            make,
+            clock,
+            spawner,
+            #[cfg(feature = "std")]
+            panic_handler: None,
+            _queue: PhantomData,
+        }
+    }
+
+    /// At most `n` workers at once; 0 is [`BuildError::InvalidCapacity`].
+    ///
+    /// ```
+    /// assert_eq!(antpool::Pool::builder().capacity(3).build().unwrap().cap(), Some(3));
+    /// ```
+    pub fn capacity(mut self, n: usize) -> Self {
+        self.options = self.options.capacity(n);
+        self
+    }
+
+    /// No limit on the number of workers.
+    ///
+    /// ```
+    /// assert_eq!(antpool::Pool::builder().unbounded().build().unwrap().cap(), None);
+    /// ```
+    pub fn unbounded(mut self) -> Self {
+        self.options = self.options.unbounded();
+        self
+    }
+
+    /// An idle worker retires after `d` (default 1 s); zero is
+    /// [`BuildError::InvalidExpiry`].
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let pool = antpool::Pool::builder().capacity(1).expiry(Duration::from_millis(50)).build();
+    /// assert!(pool.is_ok());
+    /// ```
+    pub fn expiry(mut self, d: Duration) -> Self {
+        self.options = self.options.expiry(d);
+        self
+    }
+
+    /// `true`: idle workers never expire.
+    ///
+    /// ```
+    /// assert!(antpool::Pool::builder().capacity(1).disable_purge(true).build().is_ok());
+    /// ```
+    pub fn disable_purge(mut self, disable: bool) -> Self {
+        self.options = self.options.disable_purge(disable);
+        self
+    }
+
+    /// `true`: a FIFO idle ring sized to the capacity, allocated at build
+    /// (capacity then fixed); with `unbounded()` it is
+    /// [`BuildError::InvalidPreAllocSize`].
+    ///
+    /// ```
+    /// assert!(antpool::Pool::builder().capacity(4).prealloc(true).build().is_ok());
+    /// ```
+    pub fn prealloc(mut self, prealloc: bool) -> Self {
+        self.options = self.options.prealloc(prealloc);
+        self
+    }
+
+    /// `true`: a saturated pool rejects with `Overload` instead of blocking.
+    ///
+    /// ```
+    /// assert!(antpool::Pool::builder().capacity(1).nonblocking(true).build().is_ok());
+    /// ```
+    pub fn nonblocking(mut self, nonblocking: bool) -> Self {
+        self.options = self.options.nonblocking(nonblocking);
+        self
+    }
+
+    /// At most `n` submitters block at once (0: no limit).
+    ///
+    /// ```
+    /// assert!(antpool::Pool::builder().capacity(1).max_blocking_tasks(2).build().is_ok());
+    /// ```
+    pub fn max_blocking_tasks(mut self, n: usize) -> Self {
+        self.options = self.options.max_blocking_tasks(n);
+        self
+    }
+
+    /// Queue mode with room for `n` tasks (0: off, the default); see
+    /// [`Options::max_queued_tasks`].
+    ///
+    /// ```
+    /// let pool = antpool::Pool::builder().capacity(2).max_queued_tasks(64).build().unwrap();
+    /// assert_eq!(pool.queued(), 0);
+    /// ```
+    pub fn max_queued_tasks(mut self, n: usize) -> Self {
+        self.options = self.options.max_queued_tasks(n);
+        self
+    }
+
+    /// Queue mode with no limit; see [`Options::unbounded_queue`].
+    ///
+    /// ```
+    /// assert!(antpool::Pool::builder().capacity(2).unbounded_queue().build().is_ok());
+    /// ```
+    pub fn unbounded_queue(mut self) -> Self {
+        self.options = self.options.unbounded_queue();
+        self
+    }
+
+    /// Replaces all [`Options`] at once.
+    ///
+    /// ```
+    /// use antpool::{Options, Pool};
+    /// let pool = Pool::builder().options(Options::new().capacity(2)).build().unwrap();
+    /// assert_eq!(pool.cap(), Some(2));
+    /// ```
+    pub fn options(mut self, options: Options) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Uses another clock (a [`ManualClock`](crate::ManualClock) in tests).
+    ///
+    /// ```
+    /// use antpool::{ManualClock, Pool};
+    /// use std::sync::Arc;
+    /// let clock = Arc::new(ManualClock::new());
+    /// let pool = Pool::builder().capacity(1).clock(clock.clone()).build().unwrap();
+    /// # drop(pool);
+    /// ```
+    pub fn clock<C2: Clock>(self, clock: C2) -> Builder<M, Q, C2, S> {
+        Builder {
+            options: self.options,
+            make: self.make,
+            clock,
+            spawner: self.spawner,
+            #[cfg(feature = "std")]
+            panic_handler: self.panic_handler,
+            _queue: PhantomData,
+        }
+    }
+
+    /// Uses another spawner (another platform, or a test harness).
+    ///
+    /// ```
+    /// use antpool::{Pool, StdSpawner};
+    /// let pool = Pool::builder().capacity(1).spawner(StdSpawner::new().name("mine")).build();
+    /// assert!(pool.is_ok());
+    /// ```
+    pub fn spawner<S2: Spawner>(self, spawner: S2) -> Builder<M, Q, C, S2> {
+        Builder {
+            options: self.options,
+            make: self.make,
+            clock: self.clock,
+            spawner,
+            #[cfg(feature = "std")]
+            panic_handler: self.panic_handler,
+            _queue: PhantomData,
+        }
+    }
+
+    /// Fixes the idle-queue type, e.g. [`WorkerStack`](crate::WorkerStack) or
+    /// [`WorkerRing<N>`](crate::WorkerRing).
+    ///
+    /// ```
+    /// use antpool::{Pool, WorkerRing};
+    /// let pool: Pool<WorkerRing<8>> = Pool::builder().capacity(8).queue::<WorkerRing<8>>().build().unwrap();
+    /// # drop(pool);
+    /// ```
+    pub fn queue<Q2: WorkerQueue>(self) -> Builder<M, Q2, C, S> {
+        Builder {
+            options: self.options,
+            make: self.make,
+            clock: self.clock,
+            spawner: self.spawner,
+            #[cfg(feature = "std")]
+            panic_handler: self.panic_handler,
+            _queue: PhantomData,
+        }
+    }
+
+    fn parts(self) -> Result<Built<M, Q, C, S>, BuildError>
+    where
+        Q: WorkerQueue,
+    {
+        let config = self.options.config()?;
+        let queue = Q::with_capacity(config.capacity, config.prealloc);
+        #[cfg(feature = "std")]
+        let exec = exec::Exec::new(self.panic_handler);
+        #[cfg(not(feature = "std"))]
+        let exec = exec::Exec::new();
+        let parts = Pieces {
+            make: self.make,
+            clock: self.clock,
+            spawner: self.spawner,
+            exec,
+        };
+        Ok((config, queue, parts))
+    }
+}
+
+/// What `build` assembles an engine from.
+type Built<M, Q, C, S> = (Config, Q, Pieces<M, C, S>);
+
+struct Pieces<M, C, S> {
+    make: M,
+    clock: C,
+    spawner: S,
+    exec: exec::Exec,
+}
+
+#[cfg(feature = "std")]
+impl<M, Q, C, S> Builder<M, Q, C, S> {
+    /// What to do with the payload of a task that panicked (the worker
+    /// survives). Default: log it through `log::error!`.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// let seen = Arc::new(AtomicUsize::new(0));
+    /// let s = seen.clone();
+    /// let pool = antpool::Pool::builder()
+    ///     .capacity(1)
+    ///     .panic_handler(move |_payload| { s.fetch_add(1, Ordering::SeqCst); })
+    ///     .build()
+    ///     .unwrap();
+    /// pool.submit(|| panic!("boom")).unwrap();
+    /// pool.release_timeout(std::time::Duration::from_secs(5)).unwrap();
+    /// assert_eq!(seen.load(Ordering::SeqCst), 1);
+    /// ```
+    pub fn panic_handler<H>(mut self, handler: H) -> Self
+    where
+        H: Fn(alloc::boxed::Box<dyn core::any::Any + Send>) + Send + Sync + 'static,
+    {
+        self.panic_handler = Some(Arc::new(handler));
+        self
+    }
+}
+
+#[cfg(feature = "std")]
+impl<M, Q, C> Builder<M, Q, C, crate::StdSpawner> {
+    /// Names worker threads `"{prefix}-{index}"` (default `antpool-worker`).
+    ///
+    /// ```
+    /// let pool = antpool::Pool::builder().capacity(1).thread_name("db").build().unwrap();
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// pool.submit(move || tx.send(std::thread::current().name().map(String::from)).unwrap()).unwrap();
+    /// assert_eq!(rx.recv().unwrap().as_deref(), Some("db-0"));
+    /// ```
+    pub fn thread_name(mut self, prefix: impl Into<alloc::string::String>) -> Self {
+        self.spawner = self.spawner.name(prefix);
+        self
+    }
+
+    /// Stack size of worker threads, in bytes (default: the platform's).
+    ///
+    /// ```
+    /// assert!(antpool::Pool::builder().capacity(1).stack_size(256 << 10).build().is_ok());
+    /// ```
+    pub fn stack_size(mut self, bytes: usize) -> Self {
+        self.spawner = self.spawner.stack_size(bytes);
+        self
+    }
+}
+
+impl<Q: WorkerQueue, C: Clock, S: Spawner> Builder<ForPool, Q, C, S> {
+    /// Validates the options and builds the pool. No thread starts until the
+    /// first task.
+    ///
+    /// ```
+    /// use antpool::{BuildError, Pool};
+    /// assert_eq!(Pool::builder().capacity(0).build().unwrap_err(), BuildError::InvalidCapacity);
+    /// assert!(Pool::builder().capacity(1).build().is_ok());
+    /// ```
+    pub fn build(self) -> Result<Pool<Q, C, S>, BuildError> {
+        let (config, queue, parts) = self.parts()?;
+        let ring = config.ring_size();
+        let engine = Engine::new(
+            config,
+            queue,
+            boxed_slots(ring),
+            ring,
+            parts.clock,
+            parts.spawner,
+            parts.exec.wrap(RunTask),
+        );
+        Ok(Pool::from_engine(Arc::new(engine)))
+    }
+}
+
+impl<A, F, Q, C, S> Builder<ForFunc<A, F>, Q, C, S>
+where
+    A: Send + 'static,
+    F: crate::WorkFn<A>,
+    Q: WorkerQueue,
+    C: Clock,
+    S: Spawner,
+{
+    /// Validates the options and builds the pool. No thread starts until the
+    /// first argument.
+    ///
+    /// ```
+    /// let pool = antpool::PoolWithFunc::builder(|n: u32| drop(n)).capacity(2).build().unwrap();
+    /// assert_eq!(pool.cap(), Some(2));
+    /// ```
+    pub fn build(self) -> Result<PoolWithFunc<A, F, Q, C, S>, BuildError> {
+        let (config, queue, parts) = self.parts()?;
+        let exec = parts.exec.wrap(CallFn::new(parts.make.func));
+        let ring = config.ring_size();
+        let slots = boxed_slots(ring);
+        let engine = Engine::new(config, queue, slots, ring, parts.clock, parts.spawner, exec);
+        Ok(PoolWithFunc::from_engine(Arc::new(engine)))
+    }
+}
