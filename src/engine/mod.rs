@@ -11,6 +11,7 @@
 //! | `submit.rs` | admission, the push, and seeing that a worker will take the task |
 //! | `worker.rs` | a worker's life: run, take the next task, look, park, expire |
 //! | `watch.rs` | the watch duty that bounds how long a task waits for a busy worker |
+//! | `spin.rs` | busy-waits bounded by time |
 //! | `lifecycle.rs` | tune, purge, release, reboot, `wait_idle` |
 //! | `launch.rs` | how a new worker's first task reaches its thread |
 //! | `node.rs` | the parking records of the cold paths |
@@ -38,6 +39,7 @@ mod lifecycle;
 mod node;
 mod padded;
 mod ring;
+mod spin;
 mod submit;
 mod transport;
 mod watch;

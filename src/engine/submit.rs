@@ -22,6 +22,7 @@ use core::ptr::NonNull;
 
 use super::ctl::{IDLERS, WATCH, Word, adm};
 use super::node::{Chain, Node, state};
+use super::spin::{LOOK_FOR, Spin};
 use super::watch::BACKLOG_PER_BUSY;
 use super::{AbortOnUnwind, Engine, EngineRef, Flavor, Guard, Mode, NodeOf, launch};
 use crate::error::SubmitError;
@@ -29,13 +30,6 @@ use crate::queue::{IdleWorker, WorkerQueue};
 use crate::spawner::{Signal, Spawner};
 use crate::sync::Ordering::Relaxed;
 use crate::sync::spin_hint;
-
-/// How long a saturated submitter watches for room before it joins the
-/// waiters and parks (rounds of a load and a spin hint: ~1–2 µs).
-#[cfg(not(antpool_loom))]
-const SATURATED_SPIN: u32 = 128;
-#[cfg(antpool_loom)]
-const SATURATED_SPIN: u32 = 1;
 
 /// What became of an attempt.
 enum Attempt<T> {
@@ -369,8 +363,8 @@ impl<F: Flavor> Engine<F> {
     /// round again (room appeared).
     fn wait_for_room<H: EngineRef<Self>>(&self, handle: &H, task: F::Task) -> Attempt<F::Task> {
         if self.parallelism() > 1 {
-            for _ in 0..SATURATED_SPIN {
-                spin_hint();
+            let mut spin = Spin::new(&self.clock, LOOK_FOR);
+            while spin.wait() {
                 let a = self.gate.adm.load();
                 if a & adm::CLOSED != 0 {
                     return Attempt::Done(Err(SubmitError::Closed(task)));

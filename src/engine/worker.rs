@@ -6,20 +6,13 @@
 
 use super::ctl::{WATCH, Word, adm};
 use super::node::{Node, state};
+use super::spin::{LOOK_FOR, Spin};
 use super::watch::{Duty, PERIOD, RESIGN_AFTER, SAMPLE_EVERY};
 use super::{AbortOnUnwind, Engine, EngineRef, Execute, Flavor, NodeOf, Outcome};
 use crate::clock::{Clock, Instant};
 use crate::queue::{IdleWorker, WorkerId, WorkerQueue};
 use crate::spawner::{Signal, Spawner};
 use crate::sync::Ordering::Relaxed;
-use crate::sync::spin_hint;
-
-/// How many times a looker polls the lane before it parks (each poll two loads
-/// and a spin hint: a few microseconds, less than a park and wake-up).
-#[cfg(not(antpool_loom))]
-const LOOK_SPIN: u32 = 1 << 9;
-#[cfg(antpool_loom)]
-const LOOK_SPIN: u32 = 1;
 
 /// A queue pool's worker checks for blocked submitters once every this many
 /// tasks it takes from the lane (and whenever it finds the lane empty).
@@ -249,11 +242,14 @@ impl<F: Flavor> Engine<F> {
     ) -> Option<F::Task> {
         loop {
             if self.ctl.load().lookers() <= self.max_spinners() {
-                for _ in 0..LOOK_SPIN {
+                let mut spin = Spin::new(&self.clock, LOOK_FOR);
+                loop {
                     if let Some(task) = self.take_as_looker(handle) {
                         return Some(task);
                     }
-                    spin_hint();
+                    if !spin.wait() {
+                        break;
+                    }
                 }
             } else if let Some(task) = self.take_as_looker(handle) {
                 return Some(task);
