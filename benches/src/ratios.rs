@@ -2,6 +2,11 @@
 //! against the best peers, with the absolute numbers beside the ratios. A ratio
 //! is antpool ÷ reference: below 1, antpool is ahead (all these metrics are
 //! lower-is-better).
+//!
+//! A ratio is *paired*: the median, over the rounds, of antpool's run ÷ the
+//! reference's run of the same round — which the schedule runs back to back
+//! (`rounds.rs`). The ratio of the two medians would compare runs that may
+//! have fallen minutes apart, in different states of a drifting machine.
 
 use std::fmt::Write as _;
 
@@ -42,12 +47,48 @@ fn num(x: Option<f64>, digits: usize) -> String {
     x.map_or("—".into(), |x| format!("{x:.digits$}"))
 }
 
-/// `a ÷ b` in bold, or a dash.
-fn ratio(a: Option<f64>, b: Option<f64>) -> String {
-    match (a, b) {
-        (Some(a), Some(b)) if b > 0.0 => format!("**{:.2}**", a / b),
-        _ => "—".into(),
+/// The paired ratio of `row` over `reference` for `metric`, in bold: the
+/// median over the rounds both measured of the ratio of their runs in that
+/// round (or, with no round in common, the ratio of their medians); a dash if
+/// either is missing.
+fn ratio(row: &Row, reference: Option<&Row>, metric: &str) -> String {
+    let Some(reference) = reference.filter(|r| r.ok() && row.ok()) else {
+        return "—".into();
+    };
+    match paired(row, reference, metric) {
+        Some(x) => format!("**{x:.2}**"),
+        None => match (median(row, metric), median(reference, metric)) {
+            (Some(a), Some(b)) if b > 0.0 => format!("**{:.2}**", a / b),
+            _ => "—".into(),
+        },
     }
+}
+
+/// A run's round and its value of `metric`.
+fn by_round(row: &Row, metric: &str) -> Vec<(u64, f64)> {
+    row.runs
+        .iter()
+        .filter_map(|r| Some((r.get("round")?.as_u64()?, r.get(metric)?.as_f64()?)))
+        .collect()
+}
+
+/// The median over the rounds both rows measured of `row`'s value ÷ the
+/// reference's, or `None` if they share no round.
+fn paired(row: &Row, reference: &Row, metric: &str) -> Option<f64> {
+    let theirs = by_round(reference, metric);
+    let mut ratios: Vec<f64> = by_round(row, metric)
+        .into_iter()
+        .filter_map(|(round, mine)| {
+            let (_, t) = theirs.iter().find(|(r, _)| *r == round)?;
+            (*t > 0.0).then(|| mine / t)
+        })
+        .collect();
+    if ratios.is_empty() {
+        return None;
+    }
+    ratios.sort_by(f64::total_cmp);
+    // The lower middle for an even count, as the medians of `report.rs`.
+    Some(ratios[(ratios.len() - 1) / 2])
 }
 
 /// A Markdown table's header.
@@ -84,7 +125,9 @@ fn tiny(rows: &[Row], out: &mut String) {
         "Medians of ns/task and context switches ({source}). Same job: `antpool` ↔ \
          `cb-bounded(cap)`, `antpool (queue 64)` ↔ `cb-bounded(64)`, `antpool (unbounded \
          queue)` ↔ the fastest of threadpool, rusty_pool, rayon and cb-unbounded (also the \
-         last columns). × = antpool ÷ reference; below 1, antpool is ahead.\n"
+         last columns). × = antpool ÷ reference, paired: the median over the rounds of the \
+         ratio of the two runs of one round, which ran back to back; below 1, antpool is \
+         ahead.\n"
     );
     header(
         out,
@@ -130,8 +173,8 @@ fn tiny(rows: &[Row], out: &mut String) {
                     name,
                     num(rns, 0),
                     num(rsw, 0),
-                    ratio(ns, rns),
-                    ratio(sw, rsw),
+                    ratio(row, reference, "ns_per_task"),
+                    ratio(row, reference, ctx),
                 ]);
             }
             let _ = writeln!(out, "| {} |", cells.join(" | "));
@@ -176,7 +219,7 @@ fn latency(rows: &[Row], out: &mut String) {
                     num(mine, 1),
                     peer.map_or("—".into(), |p| p.pool.clone()),
                     num(theirs, 1),
-                    ratio(mine, theirs),
+                    ratio(row, peer, metric),
                 ]);
             }
             let _ = writeln!(out, "| {} |", cells.join(" | "));
@@ -225,10 +268,10 @@ fn sleepy(rows: &[Row], out: &mut String) {
                 row.pool.clone(),
                 num(wall, 3),
                 num(twall, 3),
-                ratio(wall, twall),
+                ratio(row, threadpool.copied(), "wall_s"),
                 num(rss, 1),
                 num(trss, 1),
-                ratio(rss, trss),
+                ratio(row, threadpool.copied(), "peak_rss_kib"),
             ];
             let _ = writeln!(out, "| {} |", cells.join(" | "));
         }
@@ -244,5 +287,42 @@ pub fn tables(rows: &[Row]) -> String {
     match out.is_empty() {
         true => out,
         false => format!("\n## Ratios\n{out}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn row(pool: &str, runs: &[(u64, f64)]) -> Row {
+        let results = json!({ "rows": [{
+            "family": "tiny", "variant": "1 submitter", "pool": pool, "note": "",
+            "runs": runs.iter().map(|(round, ns)| json!({"round": round, "ns_per_task": ns}))
+                .collect::<Vec<_>>(),
+        }]});
+        crate::report::rows_from_json(&results).remove(0)
+    }
+
+    #[test]
+    fn a_ratio_pairs_the_runs_of_one_round() {
+        // The machine drifts: round 2 is slow for both. Paired, antpool is
+        // twice as slow in every round; the ratio of medians would say 1.
+        let antpool = row("antpool", &[(1, 200.0), (2, 800.0), (3, 220.0)]);
+        let peer = row(
+            "cb-bounded(cap)",
+            &[(1, 100.0), (2, 400.0), (3, 110.0), (4, 900.0)],
+        );
+        assert_eq!(paired(&antpool, &peer, "ns_per_task"), Some(2.0));
+        assert_eq!(ratio(&antpool, Some(&peer), "ns_per_task"), "**2.00**");
+    }
+
+    #[test]
+    fn without_a_common_round_it_falls_back_to_the_medians() {
+        let antpool = row("antpool", &[(1, 300.0)]);
+        let peer = row("cb-bounded(cap)", &[(2, 100.0)]);
+        assert_eq!(paired(&antpool, &peer, "ns_per_task"), None);
+        assert_eq!(ratio(&antpool, Some(&peer), "ns_per_task"), "**3.00**");
+        assert_eq!(ratio(&antpool, None, "ns_per_task"), "—");
     }
 }

@@ -1,6 +1,14 @@
-//! The interleaved schedule: `rounds` rounds, each running every case once in
-//! an order shuffled per round, so that a slow minute of a shared machine
-//! spreads over all the pools instead of landing on one pool's runs.
+//! The interleaved schedule: `rounds` rounds, each running every case once.
+//! A round visits the workloads (a family and variant: "tiny, 4 submitters")
+//! in an order shuffled per round, and runs all the pools of one workload back
+//! to back, in an order shuffled too. So a slow minute of a shared machine
+//! spreads over all the pools instead of landing on one pool's runs, and the
+//! runs that a ratio compares (antpool and its reference, in one round) are
+//! seconds apart. That matters here: this machine drifts between states that
+//! last minutes — a crossbeam `bounded(cap)` pool went from ~320 to ~770 ns a
+//! task and stayed there, and antpool with it, within one series of runs —
+//! and a ratio of two medians whose runs fell in different states said more
+//! about the machine than about the pools (see `ratios.rs`).
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -66,9 +74,14 @@ pub fn run(cases: &[Case], rounds: usize, seed: u64, runner: &Runner) -> Vec<Out
     let mut rng = Rng::new(seed);
     let mut outcomes: Vec<Outcome> = cases.iter().map(|_| Outcome::default()).collect();
     let started = Instant::now();
+    let workloads = by_workload(cases);
     for round in 0..rounds {
-        let mut order: Vec<usize> = (0..cases.len()).collect();
+        let mut order = workloads.clone();
         rng.shuffle(&mut order);
+        for pools in &mut order {
+            rng.shuffle(pools);
+        }
+        let order: Vec<usize> = order.into_iter().flatten().collect();
         for (slot, &i) in order.iter().enumerate() {
             let case = &cases[i];
             eprint!(
@@ -111,6 +124,23 @@ pub fn run(cases: &[Case], rounds: usize, seed: u64, runner: &Runner) -> Vec<Out
     outcomes
 }
 
+/// The indices of `cases`, grouped by workload (family and variant), in the
+/// order the workloads first appear.
+fn by_workload(cases: &[Case]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        let same = |g: &Vec<usize>| {
+            let first = &cases[g[0]];
+            first.family == case.family && first.variant == case.variant
+        };
+        match groups.iter_mut().find(|g| same(g)) {
+            Some(g) => g.push(i),
+            None => groups.push(vec![i]),
+        }
+    }
+    groups
+}
+
 /// "1.23 s".
 fn secs(d: Duration) -> String {
     format!("{:.2} s", d.as_secs_f64())
@@ -132,5 +162,29 @@ mod tests {
         let mut v = shuffled(0);
         v.sort();
         assert_eq!(v, (0..50).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_workload_keeps_all_its_pools_together() {
+        let cases = crate::cases::cases(&crate::cases::Sizes::smoke(), &[], true);
+        let groups = by_workload(&cases);
+        let mut all: Vec<usize> = groups.iter().flatten().copied().collect();
+        all.sort();
+        assert_eq!(all, (0..cases.len()).collect::<Vec<_>>(), "each case once");
+        for g in &groups {
+            let first = &cases[g[0]];
+            assert!(g.len() > 1, "{} {} has peers", first.family, first.variant);
+            for &i in g {
+                assert_eq!(
+                    (cases[i].family, &cases[i].variant),
+                    (first.family, &first.variant)
+                );
+            }
+        }
+        let tiny = groups
+            .iter()
+            .filter(|g| cases[g[0]].family == "tiny")
+            .count();
+        assert_eq!(tiny, 4, "tiny: 1 and 4 submitters, idle and busy");
     }
 }

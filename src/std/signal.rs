@@ -39,26 +39,28 @@
 //! guest this was measured on and a few ns elsewhere, so a count of rounds says
 //! little about how long a spin lasts.
 //!
-//! Only ⌊CPUs / 2⌋ threads of the process spin at once (none on one CPU; the
-//! count is shared by every signal): a spinner takes a core, and more of them
-//! than half the cores slow down the threads that do the work. A thread over
-//! the cap, or done spinning, yields at most `YIELDS` times — letting a
-//! thread that shares its core run, and catching a token that comes while it
-//! does — and then parks.
+//! After its spin a wait yields at most `YIELDS` times — letting a thread
+//! that shares its core run (a pool has more threads than cores: a submitter
+//! and `cap` workers), and catching a token that comes while it does — and
+//! then parks. It does not yield in a loop: the spin this replaced (up to
+//! 2 048 rounds, ~100 µs on this guest, with a yield every 16 after the 64th:
+//! up to ~120 yields a wait) kept parked threads warm, but beside a busy
+//! process every yield hands a time slice to it.
 //!
-//! Measured on tiny tasks (2 vCPUs, cap 4; paired interleaved runs, medians of
-//! 7 per-run ratios against the spin this replaced: up to 2 048 rounds, a
-//! yield every 16 after the 64th, no cap): beside a process that keeps one of
-//! the two cores busy, 0.53× the time with one submitter and 0.50× with four
-//! (a yielding spinner gives its time slice to the other process and queues
-//! behind it while the task it waits for waits for it; those runs switched
-//! context ~240 000 times per million tasks); on an idle machine 1.16–1.23×
-//! (fewer parked threads stay warm, so more wake-ups go through the kernel).
+//! What the change measured (tiny tasks, 2 vCPUs, cap 4; paired interleaved
+//! runs, the median of 7 per-round ratios new ÷ old; "busy": another process
+//! spins on one of the two cores): hand-off 0.88 / 1.02 (one / four
+//! submitters), busy 1.05 / 0.70; queue of 64 0.91 / 1.00, busy 1.70 / 1.00;
+//! unbounded queue, busy, four submitters 1.12. Neutral overall (geometric
+//! mean 1.02), better where four submitters share a busy machine, worse for
+//! one submitter blocked on a full queue beside a busy process, whose wake-up
+//! the old spin's yields often caught. A cap of ⌊CPUs / 2⌋ spinning signals
+//! per process was tried too and measured worse (1.07).
 
 use ::std::thread::{self, Thread};
 use ::std::time::Instant as StdInstant;
 use core::hint::spin_loop;
-use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicU32, Ordering};
 use core::time::Duration;
 
 use crate::spawner::Signal;
@@ -76,29 +78,8 @@ const INITIAL_SPIN: u32 = 4_000;
 const MAX_SPIN: u32 = 16_000;
 /// How often the spin reads the clock, in rounds.
 const CHECK_EVERY: u32 = 8;
-/// How many times a wait yields (after its spin, or instead of it over the
-/// cap) before it parks.
+/// How many times a wait yields, after its spin, before it parks.
 const YIELDS: u32 = 4;
-
-/// Threads of this process spinning in a signal now.
-static SPINNING: AtomicUsize = AtomicUsize::new(0);
-/// How many may: ⌊CPUs / 2⌋, asked once (0 until then; `usize::MAX` while
-/// asking).
-static MAX_SPINNING: AtomicUsize = AtomicUsize::new(0);
-
-/// ⌊CPUs / 2⌋, the most threads that spin at once.
-fn max_spinning() -> usize {
-    match MAX_SPINNING.load(Ordering::Relaxed) {
-        0 => {
-            // Reads cgroup files and allocates: once per process.
-            let n = thread::available_parallelism().map_or(1, |n| n.get()) / 2;
-            // Stored plus one, so that 0 means "not asked yet".
-            MAX_SPINNING.store(n + 1, Ordering::Relaxed);
-            n
-        }
-        n => n - 1,
-    }
-}
 /// A park shorter than this means the spin gave up too early: a wake-up through
 /// `park` costs ~10 µs here, so a token that came within ~20 µs was worth
 /// spinning for.
@@ -145,17 +126,11 @@ impl StdSignal {
             .is_ok()
     }
 
-    /// Spins (within the process's cap), then yields a few times; `true` if a
-    /// token was consumed meanwhile.
+    /// Spins, then yields a few times; `true` if a token was consumed
+    /// meanwhile.
     fn spin(&self) -> bool {
-        if SPINNING.fetch_add(1, Ordering::Relaxed) < max_spinning() {
-            let caught = self.spin_for_budget();
-            SPINNING.fetch_sub(1, Ordering::Relaxed);
-            if caught {
-                return true;
-            }
-        } else {
-            SPINNING.fetch_sub(1, Ordering::Relaxed);
+        if self.spin_for_budget() {
+            return true;
         }
         for _ in 0..YIELDS {
             thread::yield_now();
