@@ -1,0 +1,101 @@
+//! [`CriticalSection`]: the pool's lock, a kernel critical section.
+
+use core::fmt;
+use core::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
+use antpool::lock_api::{GuardNoSend, RawMutex};
+
+use crate::sys;
+
+/// The pool's lock on FreeRTOS: a kernel critical section
+/// (`vPortEnterCritical` / `vPortExitCritical`).
+///
+/// A spin lock is wrong between tasks of different priorities on one core (a
+/// high-priority task spinning on a lock that a preempted low-priority task
+/// holds never lets it run), and a FreeRTOS mutex costs a kernel object per
+/// pool. The pool holds its lock for a handful of instructions and never across
+/// a task, a spawn, an allocation of its own or a notify, so masking the
+/// scheduler (and interrupts up to `configMAX_SYSCALL_INTERRUPT_PRIORITY`) for
+/// that long is the cheapest exclusion there is. Critical sections nest, and
+/// all pools share the one section: that is sound because the pool never waits
+/// while holding its lock.
+///
+/// Keep the pool's idle queue free of allocation under this lock: use
+/// [`WorkerRing`](antpool::WorkerRing) (or a `WorkerRingBuf` built up front),
+/// not a growing `WorkerStack`.
+///
+/// ```no_run
+/// use antpool::lock_api::RawMutex;
+/// use antpool_freertos::CriticalSection;
+///
+/// // On a running FreeRTOS task:
+/// let lock = CriticalSection::INIT;
+/// lock.lock();
+/// assert!(lock.is_locked());
+/// // SAFETY: locked just above, on this task.
+/// unsafe { lock.unlock() };
+/// assert!(!lock.is_locked());
+/// # use antpool_freertos_sim as _; // links the kernel for this example
+/// ```
+pub struct CriticalSection {
+    /// Whether this lock is held (written only inside the critical section).
+    held: AtomicBool,
+}
+
+// SAFETY: `try_lock` (and `lock` through it) enters a kernel critical section,
+// inside which no other task runs on this (single) core, and takes the lock only
+// if `held` is clear, so there is never a second holder — not another task, nor
+// the holder itself re-entering (the sections nest, `held` does not). `held` is
+// cleared before `unlock` leaves the section; `GuardNoSend` keeps the unlock on
+// the task that locked.
+unsafe impl RawMutex for CriticalSection {
+    #[allow(clippy::declare_interior_mutable_const)] // `lock_api`'s initialiser constant
+    const INIT: Self = CriticalSection {
+        held: AtomicBool::new(false),
+    };
+    type GuardMarker = GuardNoSend;
+
+    /// # Panics
+    ///
+    /// If this task already holds this lock: inside the critical section no
+    /// other task runs, so `held` can only be our own. (Kernel critical sections
+    /// nest, so without the check a second guard would alias the first.)
+    fn lock(&self) {
+        if !self.try_lock() {
+            panic!("antpool-freertos: CriticalSection locked again by the task that holds it");
+        }
+    }
+
+    fn try_lock(&self) -> bool {
+        // SAFETY: called from a task (the pool never locks from an interrupt;
+        // the Cortex-M ports configASSERT that).
+        unsafe { sys::vPortEnterCritical() };
+        if self.held.load(Relaxed) {
+            // Held by this very task (nobody else runs while it holds it):
+            // leave the nested section we just entered, and fail.
+            // SAFETY: entered just above, on this task.
+            unsafe { sys::vPortExitCritical() };
+            return false;
+        }
+        self.held.store(true, Relaxed);
+        true
+    }
+
+    unsafe fn unlock(&self) {
+        self.held.store(false, Relaxed);
+        // SAFETY: per the trait's contract the section is held by this task.
+        unsafe { sys::vPortExitCritical() };
+    }
+
+    fn is_locked(&self) -> bool {
+        self.held.load(Relaxed)
+    }
+}
+
+impl fmt::Debug for CriticalSection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CriticalSection")
+            .field("held", &self.is_locked())
+            .finish()
+    }
+}

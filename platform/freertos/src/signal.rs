@@ -1,0 +1,111 @@
+//! [`TaskSignal`]: the pool's signal on a task-notification slot.
+
+use core::fmt;
+use core::ptr;
+use core::time::Duration;
+
+use antpool::{Signal, ticks_at_least};
+
+use crate::clock::wide;
+use crate::sys;
+use crate::{TaskHandle, TickType, UBaseType};
+
+/// A pool signal on FreeRTOS: one task-notification slot of the task that made
+/// it.
+///
+/// `notify` is `xTaskNotifyGiveIndexed` (increment the slot's value), and the
+/// waits are `ulTaskNotifyTakeIndexed` with clear-on-exit: a notify that comes
+/// before the wait is kept by the kernel, and two notifies before a wait leave
+/// one token — exactly the [`Signal`] contract. The kernel's own critical
+/// sections order the notifier's writes before the woken task's reads (rule 5),
+/// and after `xTaskGenericNotify` has published the token it touches only the
+/// task's control block, which the kernel keeps alive until the task is deleted
+/// (rule 6: the signal itself is read before the call).
+///
+/// Made by [`FreeRtosSpawner`] (through [`Spawner::signal`]) on the task that
+/// waits on it. Every signal a task makes shares that task's slot. That is
+/// sound because of what the pool promises every port (see [`Signal`]): no
+/// signal is dropped with a token still on its way, and a task has one signal
+/// in play at a time. So no stale token is left to end the task's next wait
+/// early.
+///
+/// ```no_run
+/// use antpool::{Signal, Spawner};
+/// use antpool_freertos::FreeRtosSpawner;
+/// use core::time::Duration;
+///
+/// // On a running FreeRTOS task:
+/// let signal = FreeRtosSpawner::new().signal();
+/// // SAFETY: `signal` is alive for the whole call.
+/// unsafe { Signal::notify(&signal) }; // an early notify is kept...
+/// assert!(signal.wait_timeout(Duration::from_millis(10))); // ...and consumed here
+/// assert!(!signal.wait_timeout(Duration::from_millis(10))); // nothing left: 10+ ms pass
+/// # use antpool_freertos_sim as _; // links the kernel for this example
+/// ```
+pub struct TaskSignal {
+    pub(crate) task: TaskHandle,
+    pub(crate) index: UBaseType,
+    pub(crate) tick_hz: u32,
+}
+
+// SAFETY: the handle names a kernel task; the kernel's notification calls may be
+// made from any task, and the fields are never written after construction.
+unsafe impl Send for TaskSignal {}
+// SAFETY: as above: shared use only reads the fields and calls the kernel.
+unsafe impl Sync for TaskSignal {}
+
+impl TaskSignal {
+    /// Takes the token, waiting at most `ticks` (`MAX_DELAY` excluded).
+    fn take(&self, ticks: TickType) -> bool {
+        // SAFETY: called by the task that made the signal (rule 4), on its own
+        // notification slot, whose index is in bounds (`notify_index`'s
+        // contract); clear-on-exit makes the slot a binary semaphore.
+        unsafe { sys::ulTaskGenericNotifyTake(self.index, sys::PD_TRUE, ticks) != 0 }
+    }
+}
+
+impl Signal for TaskSignal {
+    fn wait(&self) {
+        // With INCLUDE_vTaskSuspend 1 one call blocks for good; without it,
+        // portMAX_DELAY is a (very long) finite wait, so loop.
+        while !self.take(sys::MAX_DELAY) {}
+    }
+
+    fn wait_timeout(&self, timeout: Duration) -> bool {
+        let mut left = ticks_at_least(timeout, self.tick_hz);
+        // Longest single wait that is not "forever".
+        let chunk = wide(sys::MAX_DELAY - 1);
+        loop {
+            let ticks = left.min(chunk);
+            if self.take(ticks as TickType) {
+                return true;
+            }
+            left -= ticks;
+            if left == 0 {
+                return false;
+            }
+        }
+    }
+
+    unsafe fn notify(this: *const Self) {
+        // SAFETY: the caller keeps `*this` alive until the token is published;
+        // we copy what we need out of it first and never touch it again.
+        let (task, index) = unsafe { ((*this).task, (*this).index) };
+        // SAFETY: `task` is the live task that owns the signal (it cannot be
+        // deleted before it consumed this token); `index` is in bounds
+        // (`notify_index`'s contract); eIncrement with a NULL previous-value
+        // pointer is `xTaskNotifyGiveIndexed`.
+        unsafe {
+            sys::xTaskGenericNotify(task, index, 0, sys::E_INCREMENT, ptr::null_mut());
+        }
+    }
+}
+
+impl fmt::Debug for TaskSignal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TaskSignal")
+            .field("task", &self.task)
+            .field("index", &self.index)
+            .finish()
+    }
+}

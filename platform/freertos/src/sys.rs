@@ -1,0 +1,62 @@
+//! The kernel functions this port calls, by their real names (not the macros
+//! that wrap them in `task.h`).
+
+use core::ffi::{c_char, c_int, c_void};
+
+use crate::{BaseType, StackWords, TaskHandle, TickType, UBaseType};
+
+/// `TaskFunction_t`. Declared `C-unwind`: on the Posix simulator a task that
+/// deletes itself ends its pthread with a forced unwind, which must be allowed
+/// to pass through the entry's frame.
+pub(crate) type TaskFunction = unsafe extern "C-unwind" fn(*mut c_void);
+
+/// `TimeOut_t` from `task.h`.
+#[repr(C)]
+pub(crate) struct TimeOut {
+    pub(crate) overflow_count: BaseType,
+    pub(crate) time_on_entering: TickType,
+}
+
+/// `eIncrement` of `eNotifyAction`: what `xTaskNotifyGive` passes.
+pub(crate) const E_INCREMENT: c_int = 2;
+/// `pdPASS`.
+pub(crate) const PD_PASS: BaseType = 1;
+/// `pdTRUE`.
+pub(crate) const PD_TRUE: BaseType = 1;
+/// `taskSCHEDULER_RUNNING`.
+pub(crate) const SCHEDULER_RUNNING: BaseType = 2;
+/// `portMAX_DELAY`: "wait forever" when `INCLUDE_vTaskSuspend` is 1.
+pub(crate) const MAX_DELAY: TickType = TickType::MAX;
+
+unsafe extern "C" {
+    pub(crate) fn xTaskCreate(
+        code: TaskFunction,
+        name: *const c_char,
+        stack_depth: StackWords,
+        parameters: *mut c_void,
+        priority: UBaseType,
+        created: *mut TaskHandle,
+    ) -> BaseType;
+    pub(crate) fn xTaskGetCurrentTaskHandle() -> TaskHandle;
+    pub(crate) fn ulTaskGenericNotifyTake(
+        index: UBaseType,
+        clear_count_on_exit: BaseType,
+        ticks_to_wait: TickType,
+    ) -> u32;
+    pub(crate) fn xTaskGenericNotify(
+        task: TaskHandle,
+        index: UBaseType,
+        value: u32,
+        action: c_int,
+        previous_value: *mut u32,
+    ) -> BaseType;
+    pub(crate) fn vTaskSetTimeOutState(timeout: *mut TimeOut);
+    pub(crate) fn xTaskGetSchedulerState() -> BaseType;
+    pub(crate) fn vPortEnterCritical();
+    pub(crate) fn vPortExitCritical();
+}
+
+unsafe extern "C-unwind" {
+    /// May unwind (Posix: `pthread_exit`) when a task deletes itself.
+    pub(crate) fn vTaskDelete(task: TaskHandle);
+}
