@@ -47,20 +47,27 @@
 //! up to ~120 yields a wait) kept parked threads warm, but beside a busy
 //! process every yield hands a time slice to it.
 //!
-//! What the change measured (tiny tasks, 2 vCPUs, cap 4; paired interleaved
-//! runs, the median of 7 per-round ratios new ÷ old; "busy": another process
-//! spins on one of the two cores): hand-off 0.88 / 1.02 (one / four
-//! submitters), busy 1.05 / 0.70; queue of 64 0.91 / 1.00, busy 1.70 / 1.00;
-//! unbounded queue, busy, four submitters 1.12. Neutral overall (geometric
-//! mean 1.02), better where four submitters share a busy machine, worse for
-//! one submitter blocked on a full queue beside a busy process, whose wake-up
-//! the old spin's yields often caught. A cap of ⌊CPUs / 2⌋ spinning signals
-//! per process was tried too and measured worse (1.07).
+//! At most twice as many threads as the process has CPUs keep warm (spin or
+//! yield) at once; the others park at once. A pool of a thousand workers
+//! otherwise had hundreds of parking workers spinning and yielding together:
+//! on 100 000 sleeps of 10 ms at capacity 1 000, workers took 92 % of all CPU
+//! samples, a third of it in this spin and `sched_yield`, and the submitter
+//! — the one thread every admission waits for — spent a third of its samples
+//! waiting to be scheduled.
+//!
+//! What the change measured (2 vCPUs; paired interleaved runs, the median of
+//! 5–7 per-round ratios new ÷ old; "busy": another process spins on one of the
+//! two cores): the sleeps at capacity 1 000 0.71; tiny tasks, cap 4, hand-off
+//! 1.00 / 1.09 (one / four submitters), busy 0.93 / 0.89; queue of 64 0.98,
+//! busy 1.01 (one submitter). Caps of 1 and 2 warm threads (⌊CPUs / 2⌋, CPUs)
+//! did as well on the sleeps and beside a busy process (0.56–0.72) but cost
+//! the idle tiny cases 1.15–1.36 and a submitter blocked on a full queue
+//! beside a busy process 1.5–2.1, whose wake-up a warm wait catches.
 
 use ::std::thread::{self, Thread};
 use ::std::time::Instant as StdInstant;
 use core::hint::spin_loop;
-use core::sync::atomic::{AtomicU32, Ordering};
+use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use core::time::Duration;
 
 use crate::spawner::Signal;
@@ -80,6 +87,25 @@ const MAX_SPIN: u32 = 16_000;
 const CHECK_EVERY: u32 = 8;
 /// How many times a wait yields, after its spin, before it parks.
 const YIELDS: u32 = 4;
+
+/// Threads of this process in the warm part of a wait (spinning or yielding).
+static WARM: AtomicUsize = AtomicUsize::new(0);
+/// How many may be: twice the CPUs, asked once (0 until then).
+static MAX_WARM: AtomicUsize = AtomicUsize::new(0);
+
+/// Twice the CPUs this process may run on: the most threads that keep warm.
+fn max_warm() -> usize {
+    match MAX_WARM.load(Ordering::Relaxed) {
+        0 => {
+            // Reads cgroup files and allocates: once per process (a race
+            // only asks twice).
+            let n = 2 * thread::available_parallelism().map_or(1, |n| n.get());
+            MAX_WARM.store(n, Ordering::Relaxed);
+            n
+        }
+        n => n,
+    }
+}
 /// A park shorter than this means the spin gave up too early: a wake-up through
 /// `park` costs ~10 µs here, so a token that came within ~20 µs was worth
 /// spinning for.
@@ -126,9 +152,21 @@ impl StdSignal {
             .is_ok()
     }
 
-    /// Spins, then yields a few times; `true` if a token was consumed
+    /// Spins, then yields a few times — if fewer than `2 × CPUs` threads of
+    /// the process are doing so already; `true` if a token was consumed
     /// meanwhile.
     fn spin(&self) -> bool {
+        if WARM.fetch_add(1, Ordering::Relaxed) >= max_warm() {
+            WARM.fetch_sub(1, Ordering::Relaxed);
+            return false;
+        }
+        let caught = self.spin_and_yield();
+        WARM.fetch_sub(1, Ordering::Relaxed);
+        caught
+    }
+
+    /// The warm part of a wait: the spin, then at most `YIELDS` yields.
+    fn spin_and_yield(&self) -> bool {
         if self.spin_for_budget() {
             return true;
         }
