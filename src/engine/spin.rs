@@ -1,33 +1,35 @@
 //! [`Spin`]: a busy-wait bounded by time, not by a count of rounds.
 //!
-//! A spin is worth it only while it is cheaper than parking: a park and the
-//! wake-up that ends it cost ~10 µs of both threads' CPU on the machine this
-//! was built on, so a waiter spins for about half of that ([`LOOK_FOR`]) and
-//! then parks. Counting rounds instead does not say how long that is: one
+//! A spin is worth it only while it is cheaper than parking; how long that is
+//! is a time ([`LOOK_FOR`], [`ROOM_FOR`]), not a count of rounds: one
 //! `spin_loop` hint takes ~50 ns on the AMD EPYC guest this was measured on
-//! and ~1–10 ns on other parts, so a fixed 512 rounds spun ~25 µs here where
-//! it was meant to spin a few. The pool's clock says; it is read once every
+//! and a few ns on other parts, so the same count spins ten times as long on
+//! one machine as on another. The pool's clock says; it is read once every
 //! [`CHECK_EVERY`] rounds (a vDSO call with std, ~20 ns). A spinner that is
-//! preempted stops as soon as it runs again, instead of spinning on through
-//! a budget that has already passed.
+//! preempted stops as soon as it runs again, instead of spinning on through a
+//! budget that has already passed.
 //!
 //! A clock that does not move (a `ManualClock` in a test, a coarse tick)
 //! never ends a spin by time; [`MAX_ROUNDS`] ends it then. Under loom every
 //! spin is one round: the model checker must see every retry loop give way.
 //!
-//! Spins never yield: on a machine whose cores are all taken, a spinner that
-//! yields gives its time slice away and is then parked in the run queue
-//! behind others, while it still holds a task or a reservation (measured on
-//! tiny tasks beside a CPU hog: the pool switched context 26× as often).
+//! These spins never yield: a looker or a saturated submitter holds a count
+//! in a control word that others decide on.
 
 use core::time::Duration;
 
 use crate::clock::{Clock, Instant};
 use crate::sync::spin_hint;
 
-/// How long a looker watches the lane before it parks, and a saturated
-/// submitter the admission word before it joins the waiters.
-pub(crate) const LOOK_FOR: Duration = Duration::from_micros(5);
+/// How long a looker watches the lane before it parks: what its former 512
+/// rounds lasted on the guest these numbers come from. (5 µs, half a wake-up's
+/// cost, measured worse on tiny tasks: idle workers park sooner, and more
+/// tasks then wait for a wake-up through the kernel.)
+pub(crate) const LOOK_FOR: Duration = Duration::from_micros(25);
+
+/// How long a saturated submitter watches the admission word before it joins
+/// the waiters: what its former 128 rounds lasted there.
+pub(crate) const ROOM_FOR: Duration = Duration::from_micros(6);
 
 /// How often a spin reads the clock (rounds).
 const CHECK_EVERY: u32 = 16;

@@ -22,7 +22,7 @@ use core::ptr::NonNull;
 
 use super::ctl::{IDLERS, WATCH, Word, adm};
 use super::node::{Chain, Node, state};
-use super::spin::{LOOK_FOR, Spin};
+use super::spin::{ROOM_FOR, Spin};
 use super::watch::BACKLOG_PER_BUSY;
 use super::{AbortOnUnwind, Engine, EngineRef, Flavor, Guard, Mode, NodeOf, launch};
 use crate::error::SubmitError;
@@ -363,7 +363,7 @@ impl<F: Flavor> Engine<F> {
     /// round again (room appeared).
     fn wait_for_room<H: EngineRef<Self>>(&self, handle: &H, task: F::Task) -> Attempt<F::Task> {
         if self.parallelism() > 1 {
-            let mut spin = Spin::new(&self.clock, LOOK_FOR);
+            let mut spin = Spin::new(&self.clock, ROOM_FOR);
             while spin.wait() {
                 let a = self.gate.adm.load();
                 if a & adm::CLOSED != 0 {

@@ -10,7 +10,7 @@
 //!   thread handle *first*, then swap, then `unpark` the clone. The clone is what
 //!   keeps rule 6 of [`Signal`]: once `NOTIFIED` is visible the owner may free this
 //!   signal, and the unpark touches only the (reference-counted) handle.
-//! * `wait`: spin for a moment, watching for `NOTIFIED`; consume it with
+//! * `wait`: spin, yielding now and then, watching for `NOTIFIED`; consume it with
 //!   `NOTIFIED → EMPTY` (Acquire, pairing with notify's Release). Out of spins:
 //!   `EMPTY → PARKED`, then `thread::park` until the word is `NOTIFIED`.
 //! * `wait_timeout` on timeout: `PARKED → EMPTY`; if that fails the word is
@@ -33,36 +33,33 @@
 //! well under 1 µs. But spinning burns a core that a busy thread could use, and a
 //! long spin followed by a park is the worst of both. So each signal adapts its
 //! budget to what its waits turned out to be: a wait satisfied while spinning
-//! keeps (or grows) the budget to twice the time it needed; a wait that had to
-//! park halves it. The budget is time (`MIN_SPIN` to `MAX_SPIN`), read from
-//! the clock every few rounds: a `spin_loop` hint takes ~50 ns on the AMD EPYC
-//! guest this was measured on and a few ns elsewhere, so a count of rounds says
-//! little about how long a spin lasts.
+//! keeps (or grows) the budget to twice the rounds it needed; a wait that had to
+//! park halves it. The spin yields every few rounds, so five threads sharing two
+//! cores still let the thread that has the work run.
 //!
-//! After its spin a wait yields at most `YIELDS` times — letting a thread
-//! that shares its core run (a pool has more threads than cores: a submitter
-//! and `cap` workers), and catching a token that comes while it does — and
-//! then parks. It does not yield in a loop: the spin this replaced (up to
-//! 2 048 rounds, ~100 µs on this guest, with a yield every 16 after the 64th:
-//! up to ~120 yields a wait) kept parked threads warm, but beside a busy
-//! process every yield hands a time slice to it.
+//! At most twice as many threads as the process has CPUs spin at once (the
+//! count is shared by every signal); the others park at once. A pool of a
+//! thousand workers otherwise had hundreds of parking workers spinning and
+//! yielding together: on 100 000 sleeps of 10 ms at capacity 1 000, workers
+//! took 92 % of all CPU samples, a third of it in this spin and `sched_yield`,
+//! and the submitter — the one thread every admission waits for — spent a
+//! third of its samples waiting to be scheduled. With the cap (and the
+//! engine's spins bounded by time, `engine/spin.rs`) that case takes 0.69×
+//! the time; tiny tasks at capacity 4 move within 0.87–1.07×, beside a busy
+//! process with four submitters 0.49× (hand-off) and 0.94× (queue of 64);
+//! latency is unchanged (paired interleaved runs, medians of 9 per-round
+//! ratios against the spin without the cap).
 //!
-//! At most twice as many threads as the process has CPUs keep warm (spin or
-//! yield) at once; the others park at once. A pool of a thousand workers
-//! otherwise had hundreds of parking workers spinning and yielding together:
-//! on 100 000 sleeps of 10 ms at capacity 1 000, workers took 92 % of all CPU
-//! samples, a third of it in this spin and `sched_yield`, and the submitter
-//! — the one thread every admission waits for — spent a third of its samples
-//! waiting to be scheduled.
+//! # What was tried and measured worse
 //!
-//! What the change measured (2 vCPUs; paired interleaved runs, the median of
-//! 5–7 per-round ratios new ÷ old; "busy": another process spins on one of the
-//! two cores): the sleeps at capacity 1 000 0.71; tiny tasks, cap 4, hand-off
-//! 1.00 / 1.09 (one / four submitters), busy 0.93 / 0.89; queue of 64 0.98,
-//! busy 1.01 (one submitter). Caps of 1 and 2 warm threads (⌊CPUs / 2⌋, CPUs)
-//! did as well on the sleeps and beside a busy process (0.56–0.72) but cost
-//! the idle tiny cases 1.15–1.36 and a submitter blocked on a full queue
-//! beside a busy process 1.5–2.1, whose wake-up a warm wait catches.
+//! A spin bounded by time instead of rounds (0.25–16 µs, adaptive), with at
+//! most four yields after it and no yield loop: the sleeps above as fast, but
+//! beside a busy process one submitter blocked on a full queue took 1.77× the
+//! time, a hand-off pool's one submitter 1.53×, and four submitters on a full
+//! queue 1.31× (the yields in the loop are what keeps a blocked submitter warm
+//! enough to take its next turn without a trip through the kernel; the yield
+//! returns at once when nothing else waits for the core). Capping the spinners
+//! at ⌊CPUs / 2⌋ or at the CPUs cost idle tiny tasks 1.15–1.36×.
 
 use ::std::thread::{self, Thread};
 use ::std::time::Instant as StdInstant;
@@ -76,40 +73,36 @@ const EMPTY: u32 = 0;
 const NOTIFIED: u32 = 1;
 const PARKED: u32 = 2;
 
-/// The least a signal spins before it parks, in nanoseconds.
-const MIN_SPIN: u32 = 250;
-/// A new signal's spin, in nanoseconds.
-const INITIAL_SPIN: u32 = 4_000;
-/// The most a signal spins before it parks, in nanoseconds: about what a park
-/// and its wake-up cost.
-const MAX_SPIN: u32 = 16_000;
-/// How often the spin reads the clock, in rounds.
-const CHECK_EVERY: u32 = 8;
-/// How many times a wait yields, after its spin, before it parks.
-const YIELDS: u32 = 4;
+/// Spin budget bounds, in rounds (a round is one check plus a `spin_loop` hint,
+/// or a `yield_now` every `YIELD_EVERY` rounds).
+const MIN_SPIN: u32 = 8;
+const INITIAL_SPIN: u32 = 128;
+const MAX_SPIN: u32 = 1 << 11;
+const YIELD_EVERY: u32 = 16;
+const FIRST_YIELD: u32 = 64;
+/// A park shorter than this means the spin gave up too early: a wake-up through
+/// `park` costs ~10 µs here, so a token that came within ~20 µs was worth
+/// spinning for.
+const SHORT_PARK: Duration = Duration::from_micros(20);
 
-/// Threads of this process in the warm part of a wait (spinning or yielding).
-static WARM: AtomicUsize = AtomicUsize::new(0);
-/// How many may be: twice the CPUs, asked once (0 until then).
-static MAX_WARM: AtomicUsize = AtomicUsize::new(0);
+/// Threads of this process spinning in a signal now.
+static SPINNING: AtomicUsize = AtomicUsize::new(0);
+/// How many may: twice the CPUs, asked once (0 until then).
+static MAX_SPINNING: AtomicUsize = AtomicUsize::new(0);
 
-/// Twice the CPUs this process may run on: the most threads that keep warm.
-fn max_warm() -> usize {
-    match MAX_WARM.load(Ordering::Relaxed) {
+/// Twice the CPUs this process may run on: the most threads that spin at once.
+fn max_spinning() -> usize {
+    match MAX_SPINNING.load(Ordering::Relaxed) {
         0 => {
-            // Reads cgroup files and allocates: once per process (a race
-            // only asks twice).
+            // Reads cgroup files and allocates: once per process (a race only
+            // asks twice).
             let n = 2 * thread::available_parallelism().map_or(1, |n| n.get());
-            MAX_WARM.store(n, Ordering::Relaxed);
+            MAX_SPINNING.store(n, Ordering::Relaxed);
             n
         }
         n => n,
     }
 }
-/// A park shorter than this means the spin gave up too early: a wake-up through
-/// `park` costs ~10 µs here, so a token that came within ~20 µs was worth
-/// spinning for.
-const SHORT_PARK: Duration = Duration::from_micros(20);
 
 /// The std [`Signal`]: a token word, an adaptive spin, then `thread::park`.
 ///
@@ -152,58 +145,43 @@ impl StdSignal {
             .is_ok()
     }
 
-    /// Spins, then yields a few times — if fewer than `2 × CPUs` threads of
-    /// the process are doing so already; `true` if a token was consumed
-    /// meanwhile.
+    /// Spins up to the budget, if fewer than twice the CPUs' worth of threads
+    /// spin already; `true` if a token was consumed.
     fn spin(&self) -> bool {
-        if WARM.fetch_add(1, Ordering::Relaxed) >= max_warm() {
-            WARM.fetch_sub(1, Ordering::Relaxed);
+        if SPINNING.fetch_add(1, Ordering::Relaxed) >= max_spinning() {
+            SPINNING.fetch_sub(1, Ordering::Relaxed);
             return false;
         }
-        let caught = self.spin_and_yield();
-        WARM.fetch_sub(1, Ordering::Relaxed);
+        let caught = self.spin_for_budget();
+        SPINNING.fetch_sub(1, Ordering::Relaxed);
         caught
     }
 
-    /// The warm part of a wait: the spin, then at most `YIELDS` yields.
-    fn spin_and_yield(&self) -> bool {
-        if self.spin_for_budget() {
-            return true;
-        }
-        for _ in 0..YIELDS {
-            thread::yield_now();
-            if self.state.load(Ordering::Relaxed) == NOTIFIED && self.try_consume() {
-                return true;
-            }
-        }
-        false
-    }
-
-    /// Spins up to the budget (nanoseconds); `true` if a token was consumed.
-    /// A catch keeps the budget at twice the time it needed (and lets an
-    /// oversized budget shrink a little); a miss leaves it to the park to judge.
+    /// Spins up to the budget; `true` if a token was consumed. A catch keeps
+    /// the budget at twice the rounds it needed (and lets an oversized budget
+    /// shrink a little); a miss leaves it to the park to judge.
     fn spin_for_budget(&self) -> bool {
         let budget = self.spin.load(Ordering::Relaxed);
-        let start = StdInstant::now();
-        let mut round: u32 = 0;
-        loop {
+        for round in 0..budget {
             if self.state.load(Ordering::Relaxed) == NOTIFIED && self.try_consume() {
-                let took = u32::try_from(start.elapsed().as_nanos()).unwrap_or(u32::MAX);
-                let next = if took.saturating_mul(4) < budget {
+                let next = if round.saturating_mul(4) < budget {
                     budget - budget / 16
                 } else {
-                    budget.max(took.saturating_mul(2))
+                    budget.max(round.saturating_mul(2))
                 };
                 self.spin
                     .store(next.clamp(MIN_SPIN, MAX_SPIN), Ordering::Relaxed);
                 return true;
             }
-            round = round.wrapping_add(1);
-            if round % CHECK_EVERY == 0 && start.elapsed().as_nanos() >= u128::from(budget) {
-                return false;
+            // No yield in the first rounds: a thread that yields and then parks
+            // is slower to wake (measured: ~4 µs → ~13 µs at p50).
+            if round >= FIRST_YIELD && round % YIELD_EVERY == 0 {
+                thread::yield_now();
+            } else {
+                spin_loop();
             }
-            spin_loop();
         }
+        false
     }
 
     /// Learns from a park that lasted `parked`: a short one means the token came
