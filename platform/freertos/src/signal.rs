@@ -10,6 +10,12 @@ use crate::clock::wide;
 use crate::sys;
 use crate::{TaskHandle, TickType, UBaseType};
 
+// Named in the docs.
+#[cfg(doc)]
+use crate::spawner::FreeRtosSpawner;
+#[cfg(doc)]
+use antpool::Spawner;
+
 /// A pool signal on FreeRTOS: one task-notification slot of the task that made
 /// it.
 ///

@@ -11,6 +11,12 @@ use crate::signal::TaskSignal;
 use crate::sys;
 use crate::{StackWords, UBaseType};
 
+// Named in the docs.
+#[cfg(doc)]
+use crate::clock::TickClock;
+#[cfg(doc)]
+use antpool::Signal;
+
 /// Starts pool workers as FreeRTOS tasks.
 ///
 /// Every worker is a task made with `xTaskCreate` whose entry runs the pool's
