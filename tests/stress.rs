@@ -350,3 +350,120 @@ fn a_spawner_that_fails_every_third_spawn_loses_nothing_and_never_hangs() {
     assert_eq!(pool.running(), 0, "every reservation was given back");
     assert!(eventually(|| spawner.live() == 0));
 }
+
+/// Threads that keep every CPU busy until dropped: the pool then runs on a
+/// machine whose cores are all taken, where a spinner holds up the thread it
+/// waits for and a wake-up can come late.
+struct Hogs {
+    stop: Arc<AtomicBool>,
+    threads: Vec<thread::JoinHandle<()>>,
+}
+
+impl Hogs {
+    fn start() -> Hogs {
+        let stop = Arc::new(AtomicBool::new(false));
+        let cpus = thread::available_parallelism().map_or(2, |n| n.get());
+        let threads = (0..cpus)
+            .map(|_| {
+                let stop = stop.clone();
+                thread::spawn(move || {
+                    let mut x = 1u64;
+                    while !stop.load(Ordering::Relaxed) {
+                        for _ in 0..1_000 {
+                            x = std::hint::black_box(x.wrapping_mul(6364136223846793005) + 1);
+                        }
+                    }
+                })
+            })
+            .collect();
+        Hogs { stop, threads }
+    }
+}
+
+impl Drop for Hogs {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            t.join().unwrap();
+        }
+    }
+}
+
+#[test]
+fn beside_busy_loop_threads_every_mode_runs_every_task_once_and_falls_idle() {
+    // Bursts with pauses between them: workers park in every pause and must be
+    // woken by the next burst; a wake-up that is lost shows as a `wait_idle`
+    // that never returns. Large bursts count tasks; then many bursts of one
+    // task per submitter make the last push of a burst — the one no later push
+    // covers — come often. What this catches is a task lost or a pool that
+    // never falls idle; a wake that merely comes late is rescued by the
+    // watcher (engine README, "speculation and watch") and shows only as time,
+    // which a test on a shared machine cannot judge: the loom models check
+    // that every path wakes.
+    let _hogs = Hogs::start();
+    for (bursts, per) in [(20, size(10_000)), (size(500), 1)] {
+        bursts_of(bursts, per);
+    }
+}
+
+/// `bursts` bursts of `per` tiny tasks from each of `SUBMITTERS` threads, on
+/// every mode; each burst must run whole and the pool fall idle.
+fn bursts_of(bursts: usize, per: usize) {
+    let modes = [
+        ("hand-off", Pool::builder().capacity(4)),
+        (
+            "queue of 64",
+            Pool::builder().capacity(4).max_queued_tasks(64),
+        ),
+        (
+            "unbounded queue",
+            Pool::builder().capacity(4).unbounded_queue(),
+        ),
+    ];
+    for (name, builder) in modes {
+        let pool = Arc::new(builder.build().unwrap());
+        let ran = Arc::new(AtomicUsize::new(0));
+        // The submitters start each burst together and the checker waits for
+        // them all before it checks: the barrier has them and the checker.
+        let go = Arc::new(std::sync::Barrier::new(SUBMITTERS + 1));
+        let submitters: Vec<_> = (0..SUBMITTERS)
+            .map(|_| {
+                let (pool, ran, go) = (pool.clone(), ran.clone(), go.clone());
+                thread::spawn(move || {
+                    for _ in 0..bursts {
+                        go.wait();
+                        for _ in 0..per {
+                            let ran = ran.clone();
+                            pool.submit(move || {
+                                ran.fetch_add(1, Ordering::Relaxed);
+                            })
+                            .unwrap();
+                        }
+                        go.wait();
+                    }
+                })
+            })
+            .collect();
+        for burst in 0..bursts {
+            go.wait(); // the burst starts
+            go.wait(); // every submit of it has returned
+            assert!(
+                pool.wait_idle_timeout(Duration::from_secs(60)),
+                "{name}: burst {burst} never fell idle: {:?}",
+                pool.stats()
+            );
+            let expected = (burst + 1) * SUBMITTERS * per;
+            assert_eq!(ran.load(Ordering::Relaxed), expected, "{name}");
+            if per > 1 {
+                // Long enough for every worker to park.
+                thread::sleep(Duration::from_millis(2));
+            }
+        }
+        for s in submitters {
+            s.join().unwrap();
+        }
+        pool.release_timeout(Duration::from_secs(60)).unwrap();
+        assert_eq!(pool.stats().completed, bursts * SUBMITTERS * per, "{name}");
+        assert_eq!(pool.running(), 0, "{name}");
+    }
+}
