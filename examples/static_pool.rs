@@ -15,7 +15,8 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use antpool::{Clock, Instant, Job, Options, Signal, Spawner, SpinLock, StaticPoolWithFunc};
+use antpool::port::{Clock, Instant, Job, Signal, Spawner, SpinLock};
+use antpool::{Options, StaticPoolWithFunc};
 
 /// The platform's signal: a flag to spin on (an RTOS would block on a
 /// notification). `notify` stores the flag and touches nothing afterwards.

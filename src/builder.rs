@@ -39,7 +39,7 @@ impl<A, F: Clone> Clone for ForFunc<A, F> {
 
 /// Builds a [`Pool`]: [`Pool::builder`] (std) or [`Pool::builder_with`].
 #[cfg(feature = "std")]
-pub type PoolBuilder<Q = crate::IdleQueue, C = crate::StdClock, S = crate::StdSpawner> =
+pub type PoolBuilder<Q = crate::IdleQueue, C = crate::std::StdClock, S = crate::std::StdSpawner> =
     Builder<ForPool, Q, C, S>;
 /// Builds a [`Pool`]: [`Pool::builder_with`].
 #[cfg(not(feature = "std"))]
@@ -52,8 +52,8 @@ pub type PoolWithFuncBuilder<
     A,
     F,
     Q = crate::IdleQueue,
-    C = crate::StdClock,
-    S = crate::StdSpawner,
+    C = crate::std::StdClock,
+    S = crate::std::StdSpawner,
 > = Builder<ForFunc<A, F>, Q, C, S>;
 /// Builds a [`PoolWithFunc`]: [`PoolWithFunc::builder_with`].
 #[cfg(not(feature = "std"))]
@@ -140,6 +140,7 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
     /// ```
     /// assert_eq!(antpool::Pool::builder().capacity(3).build().unwrap().cap(), Some(3));
     /// ```
+    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
     pub fn capacity(mut self, n: usize) -> Self {
         self.options = self.options.capacity(n);
         self
@@ -150,6 +151,7 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
     /// ```
     /// assert_eq!(antpool::Pool::builder().unbounded().build().unwrap().cap(), None);
     /// ```
+    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
     pub fn unbounded(mut self) -> Self {
         self.options = self.options.unbounded();
         self
@@ -163,6 +165,7 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
     /// let pool = antpool::Pool::builder().capacity(1).expiry(Duration::from_millis(50)).build();
     /// assert!(pool.is_ok());
     /// ```
+    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
     pub fn expiry(mut self, d: Duration) -> Self {
         self.options = self.options.expiry(d);
         self
@@ -173,6 +176,7 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
     /// ```
     /// assert!(antpool::Pool::builder().capacity(1).disable_purge(true).build().is_ok());
     /// ```
+    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
     pub fn disable_purge(mut self, disable: bool) -> Self {
         self.options = self.options.disable_purge(disable);
         self
@@ -185,6 +189,7 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
     /// ```
     /// assert!(antpool::Pool::builder().capacity(4).prealloc(true).build().is_ok());
     /// ```
+    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
     pub fn prealloc(mut self, prealloc: bool) -> Self {
         self.options = self.options.prealloc(prealloc);
         self
@@ -195,6 +200,7 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
     /// ```
     /// assert!(antpool::Pool::builder().capacity(1).nonblocking(true).build().is_ok());
     /// ```
+    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
     pub fn nonblocking(mut self, nonblocking: bool) -> Self {
         self.options = self.options.nonblocking(nonblocking);
         self
@@ -205,6 +211,7 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
     /// ```
     /// assert!(antpool::Pool::builder().capacity(1).max_blocking_tasks(2).build().is_ok());
     /// ```
+    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
     pub fn max_blocking_tasks(mut self, n: usize) -> Self {
         self.options = self.options.max_blocking_tasks(n);
         self
@@ -217,6 +224,7 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
     /// let pool = antpool::Pool::builder().capacity(2).max_queued_tasks(64).build().unwrap();
     /// assert_eq!(pool.queued(), 0);
     /// ```
+    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
     pub fn max_queued_tasks(mut self, n: usize) -> Self {
         self.options = self.options.max_queued_tasks(n);
         self
@@ -227,6 +235,7 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
     /// ```
     /// assert!(antpool::Pool::builder().capacity(2).unbounded_queue().build().is_ok());
     /// ```
+    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
     pub fn unbounded_queue(mut self) -> Self {
         self.options = self.options.unbounded_queue();
         self
@@ -239,15 +248,17 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
     /// let pool = Pool::builder().options(Options::new().capacity(2)).build().unwrap();
     /// assert_eq!(pool.cap(), Some(2));
     /// ```
+    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
     pub fn options(mut self, options: Options) -> Self {
         self.options = options;
         self
     }
 
-    /// Uses another clock (a [`ManualClock`](crate::ManualClock) in tests).
+    /// Uses another clock (a [`ManualClock`](crate::clock::ManualClock) in tests).
     ///
     /// ```
-    /// use antpool::{ManualClock, Pool};
+    /// use antpool::Pool;
+    /// use antpool::port::ManualClock;
     /// use std::sync::Arc;
     /// let clock = Arc::new(ManualClock::new());
     /// let pool = Pool::builder().capacity(1).clock(clock.clone()).build().unwrap();
@@ -268,7 +279,8 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
     /// Uses another spawner (another platform, or a test harness).
     ///
     /// ```
-    /// use antpool::{Pool, StdSpawner};
+    /// use antpool::Pool;
+    /// use antpool::port::StdSpawner;
     /// let pool = Pool::builder().capacity(1).spawner(StdSpawner::new().name("mine")).build();
     /// assert!(pool.is_ok());
     /// ```
@@ -353,6 +365,7 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
     /// pool.release_timeout(std::time::Duration::from_secs(5)).unwrap();
     /// assert_eq!(seen.load(Ordering::SeqCst), 1);
     /// ```
+    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
     pub fn panic_handler<H>(mut self, handler: H) -> Self
     where
         H: Fn(alloc::boxed::Box<dyn core::any::Any + Send>) + Send + Sync + 'static,
@@ -363,7 +376,7 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
 }
 
 #[cfg(feature = "std")]
-impl<M, Q, C> Builder<M, Q, C, crate::StdSpawner> {
+impl<M, Q, C> Builder<M, Q, C, crate::std::StdSpawner> {
     /// Names worker threads `"{prefix}-{index}"` (default `antpool-worker`).
     ///
     /// ```
@@ -372,6 +385,7 @@ impl<M, Q, C> Builder<M, Q, C, crate::StdSpawner> {
     /// pool.submit(move || tx.send(std::thread::current().name().map(String::from)).unwrap()).unwrap();
     /// assert_eq!(rx.recv().unwrap().as_deref(), Some("db-0"));
     /// ```
+    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
     pub fn thread_name(mut self, prefix: impl Into<alloc::string::String>) -> Self {
         self.spawner = self.spawner.name(prefix);
         self
@@ -382,6 +396,7 @@ impl<M, Q, C> Builder<M, Q, C, crate::StdSpawner> {
     /// ```
     /// assert!(antpool::Pool::builder().capacity(1).stack_size(256 << 10).build().is_ok());
     /// ```
+    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
     pub fn stack_size(mut self, bytes: usize) -> Self {
         self.spawner = self.spawner.stack_size(bytes);
         self
@@ -391,6 +406,13 @@ impl<M, Q, C> Builder<M, Q, C, crate::StdSpawner> {
 impl<Q: WorkerQueue, C: Clock, S: Spawner> Builder<ForPool, Q, C, S> {
     /// Validates the options and builds the pool. No thread starts until the
     /// first task.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError`](crate::BuildError) names the first invalid option: no capacity
+    /// chosen (`MissingCapacity`), a capacity of 0 (`InvalidCapacity`) or above
+    /// [`MAX_CAPACITY`](crate::MAX_CAPACITY) (`CapacityTooLarge`), a zero expiry
+    /// (`InvalidExpiry`), `prealloc` with `unbounded` (`InvalidPreAllocSize`).
     ///
     /// ```
     /// use antpool::{BuildError, Pool};
@@ -423,6 +445,11 @@ where
 {
     /// Validates the options and builds the pool. No thread starts until the
     /// first argument.
+    ///
+    /// # Errors
+    ///
+    /// As for [`PoolBuilder::build`]: [`BuildError`](crate::BuildError) names the first
+    /// invalid option.
     ///
     /// ```
     /// let pool = antpool::PoolWithFunc::builder(|n: u32| drop(n)).capacity(2).build().unwrap();

@@ -2,7 +2,7 @@
 //!
 //! The engine only ever asks "what time is it now?" — to stamp a worker when it
 //! goes idle, and to decide which idle workers have outlived the expiry. It never
-//! sleeps on a clock: waiting is the job of the platform's [`Signal`](crate::Signal).
+//! sleeps on a clock: waiting is the job of the platform's [`Signal`](crate::spawner::Signal).
 //! So a clock is a single method, and an RTOS port implements it by reading its
 //! tick counter.
 
@@ -17,7 +17,7 @@ use spin::mutex::SpinMutex;
 /// (for example by counting overflows).
 ///
 /// ```
-/// use antpool::Instant;
+/// use antpool::port::Instant;
 /// use core::time::Duration;
 ///
 /// let start = Instant::from_nanos(1_000);
@@ -35,15 +35,16 @@ impl Instant {
     /// The clock's origin.
     ///
     /// ```
-    /// assert_eq!(antpool::Instant::ZERO.as_nanos(), 0);
+    /// assert_eq!(antpool::port::Instant::ZERO.as_nanos(), 0);
     /// ```
     pub const ZERO: Instant = Instant { nanos: 0 };
 
     /// An instant `nanos` nanoseconds after the clock's origin.
     ///
     /// ```
-    /// assert_eq!(antpool::Instant::from_nanos(7).as_nanos(), 7);
+    /// assert_eq!(antpool::port::Instant::from_nanos(7).as_nanos(), 7);
     /// ```
+    #[must_use]
     pub const fn from_nanos(nanos: u64) -> Self {
         Instant { nanos }
     }
@@ -53,9 +54,10 @@ impl Instant {
     ///
     /// ```
     /// // 1 500 ticks of a 1 kHz tick are 1.5 s.
-    /// let t = antpool::Instant::from_ticks(1_500, 1_000);
+    /// let t = antpool::port::Instant::from_ticks(1_500, 1_000);
     /// assert_eq!(t.as_nanos(), 1_500_000_000);
     /// ```
+    #[must_use]
     pub const fn from_ticks(ticks: u64, hz: u32) -> Self {
         let hz = if hz == 0 { 1 } else { hz as u128 };
         let nanos = (ticks as u128 * 1_000_000_000) / hz;
@@ -71,8 +73,9 @@ impl Instant {
     /// Nanoseconds since the clock's origin.
     ///
     /// ```
-    /// assert_eq!(antpool::Instant::from_nanos(42).as_nanos(), 42);
+    /// assert_eq!(antpool::port::Instant::from_nanos(42).as_nanos(), 42);
     /// ```
+    #[must_use]
     pub const fn as_nanos(self) -> u64 {
         self.nanos
     }
@@ -81,7 +84,7 @@ impl Instant {
     ///
     /// ```
     /// use core::time::Duration;
-    /// let end = antpool::Instant::from_nanos(u64::MAX);
+    /// let end = antpool::port::Instant::from_nanos(u64::MAX);
     /// assert_eq!(end.checked_add(Duration::from_nanos(1)), None);
     /// ```
     pub fn checked_add(self, d: Duration) -> Option<Instant> {
@@ -93,7 +96,7 @@ impl Instant {
     ///
     /// ```
     /// use core::time::Duration;
-    /// let t = antpool::Instant::from_nanos(10);
+    /// let t = antpool::port::Instant::from_nanos(10);
     /// assert_eq!(t.checked_sub(Duration::from_nanos(11)), None);
     /// assert_eq!(t.checked_sub(Duration::from_nanos(4)).unwrap().as_nanos(), 6);
     /// ```
@@ -105,12 +108,13 @@ impl Instant {
     /// How long after `earlier` this instant is; zero if it is not after it.
     ///
     /// ```
-    /// use antpool::Instant;
+    /// use antpool::port::Instant;
     /// use core::time::Duration;
     /// let (a, b) = (Instant::from_nanos(5), Instant::from_nanos(8));
     /// assert_eq!(b.saturating_duration_since(a), Duration::from_nanos(3));
     /// assert_eq!(a.saturating_duration_since(b), Duration::ZERO);
     /// ```
+    #[must_use]
     pub fn saturating_duration_since(self, earlier: Instant) -> Duration {
         Duration::from_nanos(self.nanos.saturating_sub(earlier.nanos))
     }
@@ -121,7 +125,7 @@ impl Instant {
 /// running when the wait starts is already partly over. Zero for a zero `d`;
 /// saturates at `u64::MAX`. `hz` of 0 is treated as 1.
 ///
-/// This is what an RTOS port's [`Signal::wait_timeout`](crate::Signal::wait_timeout)
+/// This is what an RTOS port's [`Signal::wait_timeout`](crate::spawner::Signal::wait_timeout)
 /// needs: a kernel's "block for n ticks" wakes anywhere from n − 1 to n tick
 /// periods later, and the pool relies on a timed wait not returning early
 /// (`release_timeout`, expiry). A port must not pass the result straight to a
@@ -129,7 +133,7 @@ impl Instant {
 /// `portMAX_DELAY`): clamp it below that, and wait again for the rest.
 ///
 /// ```
-/// use antpool::ticks_at_least;
+/// use antpool::port::ticks_at_least;
 /// use core::time::Duration;
 ///
 /// assert_eq!(ticks_at_least(Duration::ZERO, 1_000), 0);
@@ -138,6 +142,7 @@ impl Instant {
 /// assert_eq!(ticks_at_least(Duration::from_millis(15), 100), 3); // 1.5 ticks at 100 Hz
 /// assert_eq!(ticks_at_least(Duration::MAX, 1_000), u64::MAX);
 /// ```
+#[must_use]
 pub const fn ticks_at_least(d: Duration, hz: u32) -> u64 {
     if d.is_zero() {
         return 0;
@@ -162,7 +167,7 @@ pub const fn ticks_at_least(d: Duration, hz: u32) -> u64 {
 /// should be cheap (a register or vDSO read), but it may take a lock of its own.
 ///
 /// ```
-/// use antpool::{Clock, Instant};
+/// use antpool::port::{Clock, Instant};
 ///
 /// /// A clock that reads a (pretend) 1 kHz RTOS tick counter.
 /// struct TickClock;
@@ -199,7 +204,7 @@ impl<C: Clock + ?Sized> Clock for alloc::sync::Arc<C> {
 /// [`purge`](crate::Pool::purge) to see idle workers expire without sleeping.
 ///
 /// ```
-/// use antpool::{Clock, ManualClock};
+/// use antpool::port::{Clock, ManualClock};
 /// use core::time::Duration;
 ///
 /// static CLOCK: ManualClock = ManualClock::new();
@@ -220,9 +225,10 @@ impl ManualClock {
     /// A clock standing at its origin.
     ///
     /// ```
-    /// use antpool::{Clock, ManualClock};
-    /// assert_eq!(ManualClock::new().now(), antpool::Instant::ZERO);
+    /// use antpool::port::{Clock, ManualClock};
+    /// assert_eq!(ManualClock::new().now(), antpool::port::Instant::ZERO);
     /// ```
+    #[must_use]
     pub const fn new() -> Self {
         ManualClock {
             nanos: SpinMutex::new(0),
@@ -232,7 +238,7 @@ impl ManualClock {
     /// Moves the clock forward by `d` (saturating at the end of time).
     ///
     /// ```
-    /// use antpool::{Clock, ManualClock};
+    /// use antpool::port::{Clock, ManualClock};
     /// use core::time::Duration;
     /// let clock = ManualClock::new();
     /// clock.advance(Duration::from_millis(3));
@@ -248,7 +254,7 @@ impl ManualClock {
     /// for: testing how the pool copes with a clock that steps back).
     ///
     /// ```
-    /// use antpool::{Clock, Instant, ManualClock};
+    /// use antpool::port::{Clock, Instant, ManualClock};
     /// let clock = ManualClock::new();
     /// clock.set(Instant::from_nanos(99));
     /// assert_eq!(clock.now(), Instant::from_nanos(99));

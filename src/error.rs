@@ -17,7 +17,25 @@ use core::fmt;
 /// assert_eq!(err.to_string(), "the pool is saturated: all workers are busy and it does not block (nonblocking, or max_blocking_tasks reached)");
 /// assert_eq!(err.into_inner(), 5);
 /// ```
+///
+/// It is `Send`, `Sync` and `'static` when the task is: a [`Pool`](crate::Pool)'s
+/// [`Task`](crate::Task) is, so `pool.submit(..)?` works in a function that returns
+/// `anyhow::Result` or `Result<_, Box<dyn Error + Send + Sync>>`:
+///
+/// ```
+/// fn work() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+///     let pool = antpool::Pool::new(2)?;
+///     pool.submit(|| println!("hello"))?;
+///     Ok(())
+/// }
+/// work().unwrap();
+/// ```
+///
+/// More reasons may come (a deadline, say), so a `match` needs a wildcard arm;
+/// [`into_inner`](SubmitError::into_inner) gives the task back whatever the
+/// reason.
 #[derive(Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SubmitError<T> {
     /// Every worker is busy, the pool is at capacity, and it may not block the
     /// caller (`nonblocking`, `try_submit`, or `max_blocking_tasks` callers are
@@ -152,6 +170,7 @@ impl BuildError {
     /// const MSG: &str = BuildError::InvalidExpiry.message();
     /// assert_eq!(MSG, BuildError::InvalidExpiry.to_string());
     /// ```
+    #[must_use]
     pub const fn message(&self) -> &'static str {
         match self {
             BuildError::InvalidCapacity => {

@@ -94,7 +94,7 @@ macro_rules! lifecycle_methods {
 
         #[doc = "Retires, now, every worker that has been idle for the expiry or longer,"]
         #[doc = "instead of waiting for their own timers; returns how many. With a"]
-        #[doc = "[`ManualClock`](crate::ManualClock) this is how a test sees expiry"]
+        #[doc = "[`ManualClock`](crate::clock::ManualClock) this is how a test sees expiry"]
         #[doc = "without sleeping. Works whether or not `disable_purge` is set."]
         #[doc = ""]
         #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n")]
@@ -121,6 +121,13 @@ macro_rules! lifecycle_methods {
         #[doc = "already released. Called from one of the pool's own tasks it can only"]
         #[doc = "time out, since the calling worker is still running."]
         #[doc = ""]
+        #[doc = "# Errors"]
+        #[doc = ""]
+        #[doc = "[`ReleaseError::Timeout`](crate::ReleaseError::Timeout) if workers still run"]
+        #[doc = "when the time is up (the pool stays closed, they exit after their task, and"]
+        #[doc = "`wait_idle_timeout` keeps waiting); [`ReleaseError::Closed`](crate::ReleaseError::Closed)"]
+        #[doc = "if the pool was already released."]
+        #[doc = ""]
         #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n", $submit, ";\n")]
         #[doc = "pool.release_timeout(std::time::Duration::from_secs(5)).unwrap();\nassert_eq!(pool.running(), 0);"]
         #[doc = "assert_eq!(\n    pool.release_timeout(std::time::Duration::from_secs(1)),\n    Err(antpool::ReleaseError::Closed)\n);\n```"]
@@ -142,3 +149,19 @@ macro_rules! lifecycle_methods {
 }
 
 pub(crate) use lifecycle_methods;
+
+/// `UnwindSafe` and `RefUnwindSafe` for a pool type: a pool observed after a
+/// caught panic is a consistent pool. Its state is atomics, and a lock under
+/// which no user code runs (tasks, their drops, the panic handler and the
+/// platform's spawner all run outside it); the one place where an unwinding
+/// panic could leave a protocol half done (a node linked on a stack) aborts
+/// the process instead (`engine::AbortOnUnwind`). So
+/// `catch_unwind(|| pool.spawn(..))` compiles, as it does for std's channels.
+macro_rules! unwind_safe {
+    ([$($generics:tt)*] $ty:ty where $($bounds:tt)*) => {
+        impl<$($generics)*> core::panic::UnwindSafe for $ty where $($bounds)* {}
+        impl<$($generics)*> core::panic::RefUnwindSafe for $ty where $($bounds)* {}
+    };
+}
+
+pub(crate) use unwind_safe;

@@ -77,11 +77,15 @@ macro_rules! pool_with_func_struct {
     };
 }
 
+#[cfg(feature = "alloc")]
+crate::face::unwind_safe!([A, F, Q, C, S] PoolWithFunc<A, F, Q, C, S>
+    where A: Send + 'static, F: WorkFn<A>, Q: WorkerQueue, C: Clock, S: Spawner);
+
 #[cfg(feature = "std")]
 pool_with_func_struct!(
     Q = crate::IdleQueue,
-    C = crate::StdClock,
-    S = crate::StdSpawner
+    C = crate::std::StdClock,
+    S = crate::std::StdSpawner
 );
 #[cfg(all(feature = "alloc", not(feature = "std")))]
 pool_with_func_struct!(Q, C, S);
@@ -94,6 +98,12 @@ where
 {
     /// A pool of at most `capacity` workers running `func`, with the default
     /// options; 0 is [`BuildError::InvalidCapacity`].
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError::InvalidCapacity`](crate::BuildError::InvalidCapacity) for a capacity
+    /// of 0, [`BuildError::CapacityTooLarge`](crate::BuildError::CapacityTooLarge) above
+    /// [`MAX_CAPACITY`](crate::MAX_CAPACITY).
     ///
     /// ```
     /// let pool = antpool::PoolWithFunc::new(2, |s: String| println!("{s}")).unwrap();
@@ -127,7 +137,11 @@ where
     /// assert_eq!(pool.cap(), Some(4));
     /// ```
     pub fn builder(func: F) -> crate::PoolWithFuncBuilder<A, F> {
-        crate::PoolWithFuncBuilder::new_func(func, crate::StdClock::new(), crate::StdSpawner::new())
+        crate::PoolWithFuncBuilder::new_func(
+            func,
+            crate::std::StdClock::new(),
+            crate::std::StdSpawner::new(),
+        )
     }
 }
 
@@ -142,7 +156,8 @@ where
     /// A builder for a pool on another platform: your clock and spawner.
     ///
     /// ```
-    /// use antpool::{PoolWithFunc, StdClock, StdSpawner};
+    /// use antpool::PoolWithFunc;
+    /// use antpool::port::{StdClock, StdSpawner};
     /// let pool = PoolWithFunc::builder_with(|n: u32| drop(n), StdClock::new(), StdSpawner::new())
     ///     .capacity(1)
     ///     .build()
@@ -179,6 +194,15 @@ where
     /// [`Pool::submit`](crate::Pool::submit): blocks at capacity unless the
     /// options say otherwise; a rejected argument comes back in the error.
     ///
+    /// # Errors
+    ///
+    /// The argument comes back inside the error, untouched:
+    /// [`crate::SubmitError::Overload`] when the pool is saturated and may not block
+    /// (`nonblocking`, or `max_blocking_tasks` callers already waiting);
+    /// [`crate::SubmitError::Closed`] when the pool is released (also while the call
+    /// waits); [`crate::SubmitError::SpawnFailed`] when a new worker was needed and the
+    /// platform could not start a thread (the pool's counts are as before the call).
+    ///
     /// ```
     /// let pool = antpool::PoolWithFunc::new(1, |n: u32| assert!(n < 10)).unwrap();
     /// pool.invoke(3).unwrap();
@@ -199,6 +223,15 @@ where
     /// and returns a [`JoinHandle`](crate::JoinHandle) for what it returns. If the
     /// function panics, the payload goes to the handle, not to the panic handler.
     ///
+    /// # Errors
+    ///
+    /// The argument comes back inside the error, untouched:
+    /// [`crate::SubmitError::Overload`] when the pool is saturated and may not block
+    /// (`nonblocking`, or `max_blocking_tasks` callers already waiting);
+    /// [`crate::SubmitError::Closed`] when the pool is released (also while the call
+    /// waits); [`crate::SubmitError::SpawnFailed`] when a new worker was needed and the
+    /// platform could not start a thread (the pool's counts are as before the call).
+    ///
     /// ```
     /// let pool = antpool::PoolWithFunc::new(2, |n: u64| n * n).unwrap();
     /// let handles: Vec<_> = (1..=3).map(|n| pool.call(n).unwrap()).collect();
@@ -215,6 +248,14 @@ where
 
     /// Like [`invoke`](PoolWithFunc::invoke), but never blocks: a saturated pool
     /// returns [`SubmitError::Overload`] with the argument.
+    ///
+    /// # Errors
+    ///
+    /// The argument comes back inside the error, untouched:
+    /// [`crate::SubmitError::Overload`] when no worker is free at once (it never blocks);
+    /// [`crate::SubmitError::Closed`] when the pool is released (also while the call
+    /// waits); [`crate::SubmitError::SpawnFailed`] when a new worker was needed and the
+    /// platform could not start a thread (the pool's counts are as before the call).
     ///
     /// ```
     /// use std::sync::mpsc;
@@ -324,7 +365,8 @@ where
 /// unbounded static pool included), and `tune` never raises it past `N`.
 ///
 /// ```
-/// use antpool::{Options, StaticPoolWithFunc, StdClock, StdSpawner};
+/// use antpool::{Options, StaticPoolWithFunc};
+/// use antpool::port::{StdClock, StdSpawner};
 /// use std::sync::atomic::{AtomicU32, Ordering};
 /// use std::sync::LazyLock;
 /// use std::time::Duration;
@@ -353,6 +395,9 @@ where
 {
     engine: StaticEngine<A, N, C, S>,
 }
+
+crate::face::unwind_safe!([A, const N: usize, C, S] StaticPoolWithFunc<A, N, C, S>
+    where A: Send + 'static, C: Clock, S: Spawner);
 
 impl<A, const N: usize, C, S> StaticPoolWithFunc<A, N, C, S>
 where
@@ -390,7 +435,8 @@ where
         /// capacity above `N`.
         ///
         /// ```
-        /// use antpool::{ManualClock, Options, StaticPoolWithFunc, StdSpawner};
+        /// use antpool::{Options, StaticPoolWithFunc};
+        /// use antpool::port::{ManualClock, StdSpawner};
         /// static CLOCK: ManualClock = ManualClock::new();
         /// fn work(_: u8) {}
         /// let pool: StaticPoolWithFunc<u8, 2, _, _> =
@@ -429,8 +475,15 @@ where
 
     /// Like [`new`](Self::new), but returns the [`BuildError`] for invalid options.
     ///
+    /// # Errors
+    ///
+    /// [`BuildError`](crate::BuildError) for invalid options, and
+    /// [`BuildError::CapacityTooLarge`](crate::BuildError::CapacityTooLarge) for a
+    /// capacity above `N` (or an unbounded pool: a static pool has only its `N` slots).
+    ///
     /// ```
-    /// use antpool::{BuildError, ManualClock, Options, StaticPoolWithFunc, StdSpawner};
+    /// use antpool::{BuildError, Options, StaticPoolWithFunc};
+    /// use antpool::port::{ManualClock, StdSpawner};
     /// static CLOCK: ManualClock = ManualClock::new();
     /// let pool = StaticPoolWithFunc::<u8, 2, _, _>::try_new(Options::new().capacity(0), |_| (), &CLOCK, StdSpawner::new());
     /// assert_eq!(pool.err(), Some(BuildError::InvalidCapacity));
@@ -450,11 +503,21 @@ where
     /// Runs the pool's function on `arg` on a worker; see
     /// [`PoolWithFunc::invoke`](crate::PoolWithFunc::invoke).
     ///
+    /// # Errors
+    ///
+    /// The argument comes back inside the error, untouched:
+    /// [`crate::SubmitError::Overload`] when the pool is saturated and may not block
+    /// (`nonblocking`, or `max_blocking_tasks` callers already waiting);
+    /// [`crate::SubmitError::Closed`] when the pool is released (also while the call
+    /// waits); [`crate::SubmitError::SpawnFailed`] when a new worker was needed and the
+    /// platform could not start a thread (the pool's counts are as before the call).
+    ///
     /// ```
-    /// # use antpool::{Options, StaticPoolWithFunc, StdSpawner};
+    /// # use antpool::{Options, StaticPoolWithFunc};
+    /// # use antpool::port::StdSpawner;
     /// # use std::sync::LazyLock;
-    /// static POOL: LazyLock<StaticPoolWithFunc<u8, 1, antpool::StdClock, StdSpawner>> = LazyLock::new(|| {
-    ///     StaticPoolWithFunc::new(Options::new().capacity(1), |n| assert_eq!(n, 9), antpool::StdClock::new(), StdSpawner::new())
+    /// static POOL: LazyLock<StaticPoolWithFunc<u8, 1, antpool::port::StdClock, StdSpawner>> = LazyLock::new(|| {
+    ///     StaticPoolWithFunc::new(Options::new().capacity(1), |n| assert_eq!(n, 9), antpool::port::StdClock::new(), StdSpawner::new())
     /// });
     /// POOL.invoke(9).unwrap();
     /// ```
@@ -466,11 +529,20 @@ where
     /// Like [`invoke`](Self::invoke), but never blocks: a saturated pool returns
     /// [`SubmitError::Overload`] with the argument.
     ///
+    /// # Errors
+    ///
+    /// The argument comes back inside the error, untouched:
+    /// [`crate::SubmitError::Overload`] when no worker is free at once (it never blocks);
+    /// [`crate::SubmitError::Closed`] when the pool is released (also while the call
+    /// waits); [`crate::SubmitError::SpawnFailed`] when a new worker was needed and the
+    /// platform could not start a thread (the pool's counts are as before the call).
+    ///
     /// ```
-    /// # use antpool::{Options, StaticPoolWithFunc, StdSpawner};
+    /// # use antpool::{Options, StaticPoolWithFunc};
+    /// # use antpool::port::StdSpawner;
     /// # use std::sync::LazyLock;
-    /// static POOL: LazyLock<StaticPoolWithFunc<u8, 1, antpool::StdClock, StdSpawner>> = LazyLock::new(|| {
-    ///     StaticPoolWithFunc::new(Options::new().capacity(1), |_| (), antpool::StdClock::new(), StdSpawner::new())
+    /// static POOL: LazyLock<StaticPoolWithFunc<u8, 1, antpool::port::StdClock, StdSpawner>> = LazyLock::new(|| {
+    ///     StaticPoolWithFunc::new(Options::new().capacity(1), |_| (), antpool::port::StdClock::new(), StdSpawner::new())
     /// });
     /// POOL.try_invoke(1).unwrap(); // starts the first worker
     /// ```
@@ -483,7 +555,8 @@ where
     /// [`Pool::tune`](crate::Pool::tune).
     ///
     /// ```
-    /// use antpool::{Options, StaticPoolWithFunc, StdClock, StdSpawner};
+    /// use antpool::{Options, StaticPoolWithFunc};
+    /// use antpool::port::{StdClock, StdSpawner};
     /// let pool: &'static StaticPoolWithFunc<u8, 4, StdClock, StdSpawner> = Box::leak(Box::new(
     ///     StaticPoolWithFunc::new(Options::new().capacity(3), |_| (), StdClock::new(), StdSpawner::new()),
     /// ));
@@ -498,7 +571,7 @@ where
     }
 
     crate::face::lifecycle_methods! {
-        setup: "use antpool::{Options, StaticPoolWithFunc, StdClock, StdSpawner};
+        setup: "use antpool::{Options, StaticPoolWithFunc};\nuse antpool::port::{StdClock, StdSpawner};
 let pool: &'static StaticPoolWithFunc<u32, 4, StdClock, StdSpawner> = Box::leak(Box::new(
     StaticPoolWithFunc::new(Options::new().capacity(3), |n| drop(n), StdClock::new(), StdSpawner::new()),
 ));

@@ -11,40 +11,94 @@
 //! use antpool::Pool;
 //! use std::time::Duration;
 //!
-//! let pool = Pool::new(4)?;                  // at most 4 worker threads
+//! let pool = Pool::new(4)?;                        // at most 4 worker threads
 //! for i in 0..8 {
-//!     pool.submit(move || println!("task {i}"))?;
+//!     pool.submit(move || println!("task {i}"))?;  // blocks while all 4 are busy
 //! }
-//! pool.release_timeout(Duration::from_secs(5))?; // close, and wait for the workers
-//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! let answer = pool.spawn(|| 6 * 7)?;              // a handle to the result
+//! assert_eq!(answer.join()?, 42);
+//! pool.release_timeout(Duration::from_secs(5))?;   // close, and wait for the workers
+//! # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
 //! ```
+//!
+//! ## Which pool do I want?
+//!
+//! | you have | take | it gives |
+//! |---|---|---|
+//! | closures of any kind | [`Pool`] | `submit`, `spawn` → [`JoinHandle`], `try_submit`; boxed only when a closure is larger than three words |
+//! | one function over many arguments | [`PoolWithFunc`] | `invoke(arg)`, `call(arg)` → [`JoinHandle`]; no allocation per task |
+//! | no heap, or a pool in a `static` | [`StaticPoolWithFunc`] | the same, with its `N` worker slots inline; on any platform through [`port`] |
+//! | many submitters on many cores | [`MultiPool`], [`MultiPoolWithFunc`] | `n` pools behind one face, by [`LoadBalancing`] |
+//! | an occasional task, no setup | [`submit`], [`spawn`] | the default pool: unbounded, created on first use |
+//!
+//! Every pool blocks a submitter while saturated by default; `nonblocking`
+//! rejects instead ([`SubmitError::Overload`], with the task), and
+//! `max_queued_tasks` / `unbounded_queue` queue tasks instead of blocking. The
+//! [`Builder`] has every option.
 //!
 //! ## Map
 //!
-//! | module | what |
+//! | items | what |
 //! |---|---|
 //! | [`Pool`], [`PoolWithFunc`], [`StaticPoolWithFunc`] | the pools: boxed closures; one function over typed arguments; the same in a `static` |
 //! | [`MultiPool`], [`MultiPoolWithFunc`], [`LoadBalancing`] | several pools behind one face |
 //! | [`submit`], [`spawn`], [`running`], [`release_timeout`], … | the default pool, created on first use |
-//! | [`JoinHandle`], [`JoinError`], [`WorkFn`] | results of `spawn` and `call`: join, poll or `.await` |
+//! | [`JoinHandle`], [`JoinError`], [`WorkFn`], [`panic_message`] | results of `spawn` and `call`: join, poll or `.await`; panics |
 //! | [`Stats`] | a lock-free snapshot of a pool's counters |
 //! | [`Builder`], [`Options`] | every option, validated into [`BuildError`] |
-//! | [`SubmitError`], [`ReleaseError`] | rejected tasks come back inside the error |
-//! | [`WorkerQueue`]: [`WorkerStack`], [`WorkerRing`], [`WorkerRingBuf`], [`IdleQueue`] | the idle-worker policy (LIFO, FIFO, fixed, chosen at build) |
-//! | [`Clock`], [`Instant`], [`ManualClock`], [`ticks_at_least`] | time, a clock for tests, and tick arithmetic for RTOS ports |
-//! | [`Spawner`], [`Signal`], [`Job`] | the platform seam a port implements |
-//! | [`StdSpawner`], [`StdSignal`], [`StdLock`], [`StdClock`] | the std platform |
+//! | [`SubmitError`], [`Task`], [`ReleaseError`] | rejected tasks come back inside the error |
+//! | [`WorkerStack`], [`WorkerRing`], [`WorkerRingBuf`], [`IdleQueue`] | the idle-worker policy (LIFO, FIFO, fixed, chosen at build) |
+//! | [`port`] | for port authors: the platform traits (`Spawner`, `Signal`, `Clock`, `WorkerQueue`), and the std platform |
 //!
 //! How a task travels, and the rules that keep the hand-off sound, are in
 //! `src/engine/README.md`.
+//!
+//! ## Errors
+//!
+//! Nothing is dropped behind the caller's back: a task the pool does not take
+//! comes back inside [`SubmitError`] (`into_inner()`), a task that panics in
+//! `spawn` gives its payload to its [`JoinHandle`], and `release_drain` hands
+//! back queued tasks that never started. Every error type is
+//! `Send + Sync + 'static` where its payload is (a [`Task`] is), so `?` turns
+//! it into `anyhow::Error` or `Box<dyn Error + Send + Sync>`.
+//!
+//! ## Shutting down
+//!
+//! - `release()` (and dropping the pool) closes it and returns at once. Tasks
+//!   already queued or running still run, on detached workers; if `main`
+//!   returns first they die with the process. Wait for them with
+//!   `wait_idle_timeout`, which works on a closed pool.
+//! - `release_timeout(d)` closes and waits up to `d` for every worker to exit.
+//!   After [`ReleaseError::Timeout`] the pool stays closed and its tasks run on;
+//!   a second call returns [`ReleaseError::Closed`] at once, so keep waiting
+//!   with `wait_idle_timeout`.
+//! - A deadline, then take back what never ran: `release_timeout(deadline)`,
+//!   then `release_drain()` returns every queued task that has not started.
+//!
+//! ```
+//! use antpool::Pool;
+//! use std::time::Duration;
+//!
+//! let pool = Pool::builder().capacity(2).max_queued_tasks(100).build()?;
+//! for _ in 0..50 {
+//!     pool.submit(|| std::thread::sleep(Duration::from_millis(5)))?;
+//! }
+//! let in_time = pool.release_timeout(Duration::from_millis(20)).is_ok();
+//! let never_ran: Vec<antpool::Task> = pool.release_drain(); // yours to run, store or drop
+//! assert!(in_time || !never_ran.is_empty());
+//! pool.wait_idle_timeout(Duration::from_secs(5));           // the ones still running finish
+//! # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+//! ```
+//!
+//! `examples/shutdown.rs` runs each of these.
 //!
 //! ## Features
 //!
 //! | feature | default | gives |
 //! |---|---|---|
 //! | `std` | yes | `alloc` + the std platform, panic catching (`panic_handler`), `log` |
-//! | `alloc` | via `std` | [`Pool`], [`PoolWithFunc`], [`WorkerStack`], [`WorkerRingBuf`], [`IdleQueue`] |
-//! | (none) | | [`StaticPoolWithFunc`] + [`WorkerRing`] + your `Spawner` and `Clock`: no heap |
+//! | `alloc` | via `std` | [`Pool`], [`PoolWithFunc`], [`MultiPool`], [`WorkerStack`], [`WorkerRingBuf`], [`IdleQueue`] |
+//! | (none) | | [`StaticPoolWithFunc`] + [`WorkerRing`] + a platform from [`port`]: no heap |
 //! | `critical-section` | no | atomics through `critical-section` on targets without CAS (thumbv6m) |
 //!
 //! Single-core targets without CAS may instead build with
@@ -52,10 +106,11 @@
 //!
 //! ## Ports
 //!
-//! The std platform is built in. FreeRTOS is the crate `antpool-freertos`
-//! (`platform/freertos` in the repository: tasks, task notifications, the tick
-//! clock, critical sections), tested on the kernel's Posix simulator and on a
-//! Cortex-M3 under QEMU; its README says how to port antpool to another RTOS.
+//! The std platform is built in ([`port::StdSpawner`] and friends). FreeRTOS
+//! is the crate `antpool-freertos` (`platform/freertos` in the repository:
+//! tasks, task notifications, the tick clock, critical sections), tested on the
+//! kernel's Posix simulator and on a Cortex-M3 under QEMU; its README says how
+//! to port antpool to another RTOS.
 
 #![cfg_attr(not(feature = "std"), no_std)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -78,6 +133,7 @@ mod multi;
 mod options;
 #[cfg(feature = "alloc")]
 mod pool;
+pub mod port;
 mod queue;
 mod spawner;
 mod stats;
@@ -88,29 +144,28 @@ mod task;
 
 #[cfg(feature = "alloc")]
 pub use builder::{Builder, ForFunc, ForPool, PoolBuilder, PoolWithFuncBuilder};
-pub use clock::{Clock, Instant, ManualClock, ticks_at_least};
 pub use error::{BuildError, ReleaseError, SubmitError};
 pub use exec::WorkFn;
 #[cfg(feature = "alloc")]
 pub use func::PoolWithFunc;
 pub use func::StaticPoolWithFunc;
-pub use lock_api;
 #[cfg(feature = "alloc")]
 pub use multi::{LoadBalancing, MultiPool, MultiPoolWithFunc};
 pub use options::{DEFAULT_EXPIRY, MAX_CAPACITY, Options};
 #[cfg(feature = "alloc")]
-pub use pool::{Pool, Task};
+pub use pool::Pool;
+pub use queue::WorkerRing;
 #[cfg(feature = "alloc")]
 pub use queue::{IdleQueue, WorkerRingBuf, WorkerStack};
-pub use queue::{IdleWorker, WorkerId, WorkerQueue, WorkerRing};
-pub use spawner::{Job, Signal, Spawner, SpinLock};
 pub use stats::Stats;
 #[cfg(feature = "std")]
 pub use std::global::{
     cap, free, reboot, release, release_timeout, running, spawn, submit, wait_idle,
 };
 #[cfg(feature = "std")]
-pub use std::{JoinError, JoinHandle, PanicHandler, StdClock, StdLock, StdSignal, StdSpawner};
+pub use std::{JoinError, JoinHandle, PanicHandler, panic_message};
+#[cfg(feature = "alloc")]
+pub use task::Task;
 
 /// The README's examples, compiled and run as doc tests so they stay true.
 #[cfg(doctest)]

@@ -88,6 +88,7 @@ impl Options {
     /// let o = antpool::Options::new().unbounded();
     /// assert_eq!(o.validate(), Ok(()));
     /// ```
+    #[must_use = "`Options` are a value: use the one this returns"]
     pub const fn new() -> Self {
         Options {
             capacity: Capacity::Unset,
@@ -105,6 +106,7 @@ impl Options {
     /// ```
     /// assert!(antpool::Options::new().capacity(8).validate().is_ok());
     /// ```
+    #[must_use = "`Options` are a value: use the one this returns"]
     pub const fn capacity(mut self, n: usize) -> Self {
         self.capacity = Capacity::Bounded(n);
         self
@@ -115,6 +117,7 @@ impl Options {
     /// ```
     /// assert!(antpool::Options::new().unbounded().validate().is_ok());
     /// ```
+    #[must_use = "`Options` are a value: use the one this returns"]
     pub const fn unbounded(mut self) -> Self {
         self.capacity = Capacity::Unbounded;
         self
@@ -128,6 +131,7 @@ impl Options {
     /// let o = Options::new().capacity(1).expiry(Duration::ZERO);
     /// assert_eq!(o.validate(), Err(BuildError::InvalidExpiry));
     /// ```
+    #[must_use = "`Options` are a value: use the one this returns"]
     pub const fn expiry(mut self, d: Duration) -> Self {
         self.expiry = d;
         self
@@ -138,6 +142,7 @@ impl Options {
     /// ```
     /// assert!(antpool::Options::new().capacity(1).disable_purge(true).validate().is_ok());
     /// ```
+    #[must_use = "`Options` are a value: use the one this returns"]
     pub const fn disable_purge(mut self, disable: bool) -> Self {
         self.disable_purge = disable;
         self
@@ -151,6 +156,7 @@ impl Options {
     /// let o = Options::new().unbounded().prealloc(true);
     /// assert_eq!(o.validate(), Err(BuildError::InvalidPreAllocSize));
     /// ```
+    #[must_use = "`Options` are a value: use the one this returns"]
     pub const fn prealloc(mut self, prealloc: bool) -> Self {
         self.prealloc = prealloc;
         self
@@ -163,6 +169,7 @@ impl Options {
     /// ```
     /// assert!(antpool::Options::new().capacity(1).nonblocking(true).validate().is_ok());
     /// ```
+    #[must_use = "`Options` are a value: use the one this returns"]
     pub const fn nonblocking(mut self, nonblocking: bool) -> Self {
         self.nonblocking = nonblocking;
         self
@@ -174,6 +181,7 @@ impl Options {
     /// ```
     /// assert!(antpool::Options::new().capacity(1).max_blocking_tasks(16).validate().is_ok());
     /// ```
+    #[must_use = "`Options` are a value: use the one this returns"]
     pub const fn max_blocking_tasks(mut self, n: usize) -> Self {
         self.max_blocking_tasks = n;
         self
@@ -189,6 +197,7 @@ impl Options {
     /// ```
     /// assert!(antpool::Options::new().capacity(2).max_queued_tasks(100).validate().is_ok());
     /// ```
+    #[must_use = "`Options` are a value: use the one this returns"]
     pub const fn max_queued_tasks(mut self, n: usize) -> Self {
         self.queue_limit = n;
         self
@@ -200,12 +209,17 @@ impl Options {
     /// ```
     /// assert!(antpool::Options::new().capacity(2).unbounded_queue().validate().is_ok());
     /// ```
+    #[must_use = "`Options` are a value: use the one this returns"]
     pub const fn unbounded_queue(mut self) -> Self {
         self.queue_limit = usize::MAX;
         self
     }
 
     /// Checks the options (see the [type docs](Options) for the rules and order).
+    ///
+    /// # Errors
+    ///
+    /// The [`BuildError`] of the first invalid option, in the order the type docs give.
     ///
     /// ```
     /// assert!(antpool::Options::new().capacity(2).validate().is_ok());

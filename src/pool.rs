@@ -14,21 +14,7 @@ use crate::error::SubmitError;
 use crate::exec::{Guarded, RunTask};
 use crate::queue::{IdleQueue, WorkerQueue};
 use crate::spawner::Spawner;
-use crate::task::SmallTask;
-
-/// A task as [`SubmitError`] hands it back (and as `release_drain` returns it).
-/// Inside the pool a small closure travels inline, without this box; it is
-/// boxed only when handed back.
-///
-/// ```
-/// use antpool::{Pool, SubmitError};
-/// let pool = Pool::new(1).unwrap();
-/// pool.release();
-/// let err = pool.submit(|| println!("never runs")).unwrap_err();
-/// let task: antpool::Task = err.into_inner();
-/// task(); // the caller may still run it itself
-/// ```
-pub type Task = Box<dyn FnOnce() + Send + 'static>;
+use crate::task::{SmallTask, Task};
 
 /// The engine flavor of a [`Pool`].
 pub(crate) type PoolFlavor<Q, C, S> =
@@ -80,7 +66,11 @@ macro_rules! pool_struct {
 }
 
 #[cfg(feature = "std")]
-pool_struct!(Q = IdleQueue, C = crate::StdClock, S = crate::StdSpawner);
+pool_struct!(
+    Q = IdleQueue,
+    C = crate::std::StdClock,
+    S = crate::std::StdSpawner
+);
 #[cfg(not(feature = "std"))]
 pool_struct!(Q, C, S);
 
@@ -88,6 +78,11 @@ pool_struct!(Q, C, S);
 impl Pool {
     /// A pool of at most `capacity` workers with the default options;
     /// 0 is [`BuildError::InvalidCapacity`].
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError::InvalidCapacity`] for a capacity of 0,
+    /// [`BuildError::CapacityTooLarge`] above [`MAX_CAPACITY`](crate::MAX_CAPACITY).
     ///
     /// ```
     /// use antpool::{BuildError, Pool};
@@ -106,6 +101,7 @@ impl Pool {
     /// assert_eq!(pool.cap(), None);
     /// assert_eq!(pool.free(), None);
     /// ```
+    #[must_use]
     pub fn unbounded() -> Pool {
         match Pool::builder().unbounded().build() {
             Ok(pool) => pool,
@@ -119,8 +115,9 @@ impl Pool {
     /// let pool = antpool::Pool::builder().capacity(2).nonblocking(true).build().unwrap();
     /// assert_eq!(pool.cap(), Some(2));
     /// ```
+    #[must_use]
     pub fn builder() -> PoolBuilder {
-        PoolBuilder::new(crate::StdClock::new(), crate::StdSpawner::new())
+        PoolBuilder::new(crate::std::StdClock::new(), crate::std::StdSpawner::new())
     }
 }
 
@@ -128,7 +125,8 @@ impl<C: Clock, S: Spawner> Pool<IdleQueue, C, S> {
     /// A builder for a pool on another platform: your clock and spawner.
     ///
     /// ```
-    /// use antpool::{Pool, StdClock, StdSpawner};
+    /// use antpool::Pool;
+    /// use antpool::port::{StdClock, StdSpawner};
     /// let pool = Pool::builder_with(StdClock::new(), StdSpawner::new()).capacity(2).build().unwrap();
     /// assert_eq!(pool.cap(), Some(2));
     /// ```
@@ -159,6 +157,15 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     /// (every worker waits for a worker); use `try_submit`, `nonblocking` or an
     /// unbounded pool for nested submission.
     ///
+    /// # Errors
+    ///
+    /// The task comes back inside the error, untouched: [`SubmitError::Overload`] when
+    /// the pool is saturated and may not block (`nonblocking`, or `max_blocking_tasks`
+    /// callers already waiting); [`SubmitError::Closed`] when the pool is released (also
+    /// while the call waits); [`SubmitError::SpawnFailed`] when a new worker was needed
+    /// and the platform could not start a thread (the pool's counts are as before the
+    /// call).
+    ///
     /// ```
     /// let pool = antpool::Pool::new(2).unwrap();
     /// let (tx, rx) = std::sync::mpsc::channel();
@@ -186,27 +193,52 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     /// `.await` waits for it in async code. If `f` panics, the payload goes to the
     /// handle (as `Err`), not to the panic handler.
     ///
+    /// # Errors
+    ///
+    /// The closure `f` comes back inside the error, untouched: [`SubmitError::Overload`]
+    /// when the pool is saturated and may not block (`nonblocking`, or
+    /// `max_blocking_tasks` callers already waiting); [`SubmitError::Closed`] when the
+    /// pool is released (also while the call waits); [`SubmitError::SpawnFailed`] when a
+    /// new worker was needed and the platform could not start a thread (the pool's counts
+    /// are as before the call).
+    ///
     /// ```
     /// let pool = antpool::Pool::new(4).unwrap();
     /// let handles: Vec<_> = (1..=4u64).map(|n| pool.spawn(move || n * n).unwrap()).collect();
     /// let sum: u64 = handles.into_iter().map(|h| h.join().unwrap()).sum();
     /// assert_eq!(sum, 30);
     /// ```
+    ///
+    /// A rejected `f` comes back in the error as it was given (not boxed), so
+    /// the caller can run it, keep it, or read what it captured:
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(1).unwrap();
+    /// pool.release();
+    /// let err = pool.spawn(|| 6 * 7).unwrap_err();
+    /// assert!(err.is_closed());
+    /// let f = err.into_inner();
+    /// assert_eq!(f(), 42);
+    /// ```
     #[cfg(feature = "std")]
-    pub fn spawn<F, R>(&self, f: F) -> Result<crate::JoinHandle<R>, SubmitError<Task>>
+    pub fn spawn<F, R>(&self, f: F) -> Result<crate::std::join::JoinHandle<R>, SubmitError<F>>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        let (handle, reply) = crate::std::join::pair();
-        self.submit(move || {
-            reply.run(f);
-        })?;
-        Ok(handle)
+        crate::std::join::spawn_with(f, |job| Engine::submit(&self.engine, job, Mode::Block))
     }
 
     /// Like [`submit`](Pool::submit), but never blocks: a saturated pool returns
     /// [`SubmitError::Overload`] with the task.
+    ///
+    /// # Errors
+    ///
+    /// The task comes back inside the error, untouched: [`SubmitError::Overload`] when no
+    /// worker is free at once (it never blocks); [`SubmitError::Closed`] when the pool is
+    /// released (also while the call waits); [`SubmitError::SpawnFailed`] when a new
+    /// worker was needed and the platform could not start a thread (the pool's counts are
+    /// as before the call).
     ///
     /// ```
     /// use std::sync::mpsc;
@@ -272,6 +304,8 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
         tasks.into_iter().map(SmallTask::into_box).collect()
     }
 }
+
+crate::face::unwind_safe!([Q, C, S] Pool<Q, C, S> where Q: WorkerQueue, C: Clock, S: Spawner);
 
 impl<Q: WorkerQueue, C: Clock, S: Spawner> Drop for Pool<Q, C, S> {
     fn drop(&mut self) {

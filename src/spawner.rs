@@ -71,7 +71,7 @@ use core::time::Duration;
 /// (`antpool-freertos`) does this.
 ///
 /// ```
-/// use antpool::Signal;
+/// use antpool::port::Signal;
 /// use core::sync::atomic::{AtomicBool, Ordering};
 /// use core::time::Duration;
 ///
@@ -119,8 +119,8 @@ pub trait Signal: Send + Sync {
 /// A platform's way to start threads, block them, and exclude them briefly.
 ///
 /// ```
-/// use antpool::{Job, Spawner};
-/// # use antpool::Signal;
+/// use antpool::port::{Job, Spawner};
+/// # use antpool::port::Signal;
 /// # use core::time::Duration;
 /// # pub struct MySignal;
 /// # impl Signal for MySignal {
@@ -142,7 +142,7 @@ pub trait Signal: Send + Sync {
 ///
 /// impl Spawner for RtosSpawner {
 ///     type Signal = MySignal;
-///     type Lock = antpool::SpinLock;
+///     type Lock = antpool::port::SpinLock;
 ///
 ///     fn spawn(&self, job: Job) -> Result<(), Job> {
 ///         let arg = job.into_raw();
@@ -177,6 +177,12 @@ pub trait Spawner: Send + Sync + 'static {
     /// job back untouched; the pool then returns the task to its submitter.
     /// Never runs the job on the calling thread, and never drops it: a dropped job
     /// still releases the pool's bookkeeping, but its task is lost.
+    ///
+    /// # Errors
+    ///
+    /// `Err(job)`, the job handed back unrun, when the platform cannot start a thread;
+    /// the pool then hands the task back to its caller as
+    /// [`SubmitError::SpawnFailed`](crate::SubmitError::SpawnFailed).
     fn spawn(&self, job: Job) -> Result<(), Job>;
 
     /// Makes a signal for the calling thread to wait on (see [`Signal`], rule 4).
@@ -191,8 +197,8 @@ pub trait Spawner: Send + Sync + 'static {
     /// default, 1, never spins or leaves a task to a busy worker.
     ///
     /// ```
-    /// use antpool::Spawner;
-    /// assert!(antpool::StdSpawner::new().parallelism() >= 1);
+    /// use antpool::port::Spawner;
+    /// assert!(antpool::port::StdSpawner::new().parallelism() >= 1);
     /// ```
     fn parallelism(&self) -> usize {
         1
@@ -227,7 +233,7 @@ pub(crate) struct JobHeader {
 /// restored, but the task it carried is dropped.
 ///
 /// ```
-/// assert_eq!(core::mem::size_of::<antpool::Job>(), core::mem::size_of::<usize>());
+/// assert_eq!(core::mem::size_of::<antpool::port::Job>(), core::mem::size_of::<usize>());
 /// ```
 pub struct Job {
     header: NonNull<JobHeader>,
@@ -255,7 +261,8 @@ impl Job {
     /// the worker retires; the thread should then end.
     ///
     /// ```
-    /// use antpool::{PoolWithFunc, StdSpawner};
+    /// use antpool::PoolWithFunc;
+    /// use antpool::port::StdSpawner;
     /// // Std pools call `run` from `StdSpawner`; a port's thread entry does the same.
     /// let pool = PoolWithFunc::new(1, |x: u32| assert_eq!(x, 7)).unwrap();
     /// pool.invoke(7).unwrap();
@@ -276,13 +283,14 @@ impl Job {
     /// [`from_raw`](Job::from_raw) exactly once, or the worker's bookkeeping leaks.
     ///
     /// ```
-    /// # fn spawn_with(job: antpool::Job) {
+    /// # fn spawn_with(job: antpool::port::Job) {
     /// let raw: *mut core::ffi::c_void = job.into_raw();
     /// // SAFETY: `raw` came from `into_raw` just above and is used once.
-    /// let job = unsafe { antpool::Job::from_raw(raw) };
+    /// let job = unsafe { antpool::port::Job::from_raw(raw) };
     /// # drop(job);
     /// # }
     /// ```
+    #[must_use]
     pub fn into_raw(self) -> *mut c_void {
         self.into_header().as_ptr().cast()
     }
@@ -295,10 +303,10 @@ impl Job {
     /// `from_raw` only once.
     ///
     /// ```
-    /// # fn spawn_with(job: antpool::Job) {
+    /// # fn spawn_with(job: antpool::port::Job) {
     /// let raw = job.into_raw();
     /// // SAFETY: `raw` came from `into_raw` just above and is used once.
-    /// let job = unsafe { antpool::Job::from_raw(raw) };
+    /// let job = unsafe { antpool::port::Job::from_raw(raw) };
     /// job.run();
     /// # }
     /// ```
@@ -332,7 +340,7 @@ impl fmt::Debug for Job {
 ///
 /// ```
 /// use lock_api::RawMutex;
-/// let lock = antpool::SpinLock::INIT;
+/// let lock = antpool::port::SpinLock::INIT;
 /// lock.lock();
 /// // SAFETY: locked just above, by this thread.
 /// unsafe { lock.unlock() };

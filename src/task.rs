@@ -1,16 +1,116 @@
-//! [`SmallTask`]: a closure that travels inline when it fits in three words, so
-//! the common small task costs no heap allocation (and no free on another
-//! thread); larger ones are boxed. A task handed back to the caller inside a
-//! [`SubmitError`](crate::SubmitError) becomes a plain `Box<dyn FnOnce()>`
-//! ([`Task`](crate::Task)) only then.
+//! The task as it travels and as it comes back: [`SmallTask`], a closure that
+//! travels inline when it fits in three words, so the common small task costs
+//! no heap allocation (and no free on another thread), larger ones boxed; and
+//! [`Task`], what a caller gets back inside a [`SubmitError`] — boxed only then.
 //!
 //! Measured on the tiny-task benchmark, the box and its cross-thread free were
 //! ~15 % of the time per task.
 
 use alloc::boxed::Box;
+#[cfg(feature = "std")]
+use core::any::TypeId;
+use core::fmt;
 use core::mem::{ManuallyDrop, MaybeUninit, align_of, size_of};
 
-use crate::Task;
+#[cfg(doc)]
+use crate::error::SubmitError;
+
+/// A task as [`SubmitError`] hands it back (and as `release_drain` returns it):
+/// the closure that was submitted, boxed. [`run`](Task::run) it, store it, or
+/// drop it.
+///
+/// It is `Send + Sync` (so `SubmitError<Task>` is too, and `?` turns it into
+/// `anyhow::Error` or `Box<dyn Error + Send + Sync>`), though the closure in it
+/// is only `Send`: a `&Task` gives no access to the closure, which leaves only
+/// by value.
+///
+/// ```
+/// use antpool::Pool;
+/// let pool = Pool::new(1).unwrap();
+/// pool.release();
+/// let err = pool.submit(|| println!("never ran in the pool")).unwrap_err();
+/// let task: antpool::Task = err.into_inner();
+/// task.run(); // the caller may still run it itself
+/// ```
+pub struct Task(Box<dyn FnOnce() + Send + 'static>);
+
+// SAFETY: no `&self` method of `Task` (nor any trait it implements: `Debug`
+// prints only the type's name) reaches the closure; it leaves only by value
+// (`run`, `into_box`), on one thread. Sharing a `&Task` therefore shares
+// nothing of the closure, which needs only `Send` (the same argument as tokio's
+// `SyncWrapper` for its `JoinError`).
+unsafe impl Sync for Task {}
+
+impl Task {
+    /// Boxes a closure as a task (for tests and for code that stores tasks
+    /// next to the ones a pool handed back).
+    ///
+    /// ```
+    /// let task = antpool::Task::new(|| println!("hello"));
+    /// task.run();
+    /// ```
+    pub fn new<F: FnOnce() + Send + 'static>(f: F) -> Task {
+        Task(Box::new(f))
+    }
+
+    /// Calls the closure.
+    ///
+    /// ```
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// antpool::Task::new(move || tx.send(5).unwrap()).run();
+    /// assert_eq!(rx.recv().unwrap(), 5);
+    /// ```
+    pub fn run(self) {
+        (self.0)()
+    }
+
+    /// The closure, as the box it is kept in.
+    ///
+    /// ```
+    /// let f: Box<dyn FnOnce() + Send> = antpool::Task::new(|| ()).into_box();
+    /// f();
+    /// ```
+    #[must_use]
+    pub fn into_box(self) -> Box<dyn FnOnce() + Send + 'static> {
+        self.0
+    }
+}
+
+impl From<Box<dyn FnOnce() + Send + 'static>> for Task {
+    /// ```
+    /// let f: Box<dyn FnOnce() + Send> = Box::new(|| ());
+    /// antpool::Task::from(f).run();
+    /// ```
+    fn from(f: Box<dyn FnOnce() + Send + 'static>) -> Task {
+        Task(f)
+    }
+}
+
+impl fmt::Debug for Task {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Task(..)")
+    }
+}
+
+/// What a [`SmallTask`] can carry: a closure, or a crate type that knows how
+/// to run itself and how to become a [`Task`] (a spawned closure with the
+/// reply for its handle, which must hand the caller's closure back).
+pub(crate) trait Runnable: Send + 'static {
+    /// Runs it.
+    fn run(self);
+    /// It as a `Task`, from the box it is in.
+    fn into_task(self: Box<Self>) -> Task;
+}
+
+impl<F: FnOnce() + Send + 'static> Runnable for F {
+    fn run(self) {
+        self()
+    }
+
+    fn into_task(self: Box<Self>) -> Task {
+        Task(self)
+    }
+}
 
 /// Room for a closure stored inline: three machine words, word-aligned.
 type Storage = MaybeUninit<[usize; 3]>;
@@ -23,26 +123,31 @@ struct VTable {
     drop: unsafe fn(*mut Storage),
     /// Takes the closure out as a `Task`.
     into_box: unsafe fn(*mut Storage) -> Task,
+    /// The type stored, for `SmallTask::downcast` (`spawn` needs it, on std).
+    #[cfg(feature = "std")]
+    type_id: fn() -> TypeId,
 }
 
-/// A `FnOnce() + Send + 'static` closure, inline or boxed.
+/// A [`Runnable`] (usually a `FnOnce() + Send + 'static` closure), inline or boxed.
 pub(crate) struct SmallTask {
     vtable: &'static VTable,
     data: Storage,
 }
 
-// SAFETY: `SmallTask::new` only accepts `F: Send`, and the storage holds that `F`
-// (or a `Box<F>`), nothing else.
+// SAFETY: `SmallTask::new` only accepts `F: Runnable` (which is `Send`), and the
+// storage holds that `F` (or a `Box<F>`), nothing else.
 unsafe impl Send for SmallTask {}
 
 /// The vtable of a closure `F` stored inline.
 struct Inline<F>(core::marker::PhantomData<F>);
 
-impl<F: FnOnce() + Send + 'static> Inline<F> {
+impl<F: Runnable> Inline<F> {
     const VTABLE: VTable = VTable {
         call: Self::call,
         drop: Self::drop,
         into_box: Self::into_box,
+        #[cfg(feature = "std")]
+        type_id: TypeId::of::<F>,
     };
 
     /// # Safety
@@ -51,7 +156,7 @@ impl<F: FnOnce() + Send + 'static> Inline<F> {
     unsafe fn call(data: *mut Storage) {
         // SAFETY: per the contract; `new` checked that `F` fits and is aligned.
         let f = unsafe { data.cast::<F>().read() };
-        f()
+        f.run()
     }
 
     /// # Safety
@@ -67,7 +172,7 @@ impl<F: FnOnce() + Send + 'static> Inline<F> {
     /// As for `call`.
     unsafe fn into_box(data: *mut Storage) -> Task {
         // SAFETY: per the contract.
-        Box::new(unsafe { data.cast::<F>().read() })
+        Box::new(unsafe { data.cast::<F>().read() }).into_task()
     }
 }
 
@@ -75,11 +180,13 @@ impl<F: FnOnce() + Send + 'static> Inline<F> {
 /// storage holds a `Box<F>`.
 struct Boxed<F>(core::marker::PhantomData<F>);
 
-impl<F: FnOnce() + Send + 'static> Boxed<F> {
+impl<F: Runnable> Boxed<F> {
     const VTABLE: VTable = VTable {
         call: Self::call,
         drop: Self::drop,
         into_box: Self::into_box,
+        #[cfg(feature = "std")]
+        type_id: TypeId::of::<F>,
     };
 
     /// # Safety
@@ -88,7 +195,7 @@ impl<F: FnOnce() + Send + 'static> Boxed<F> {
     unsafe fn call(data: *mut Storage) {
         // SAFETY: per the contract (a `Box<F>` is one word: it fits).
         let f = unsafe { data.cast::<Box<F>>().read() };
-        f()
+        (*f).run()
     }
 
     /// # Safety
@@ -104,7 +211,7 @@ impl<F: FnOnce() + Send + 'static> Boxed<F> {
     /// As for `call`.
     unsafe fn into_box(data: *mut Storage) -> Task {
         // SAFETY: per the contract; the box is reused, not reallocated.
-        unsafe { data.cast::<Box<F>>().read() }
+        unsafe { data.cast::<Box<F>>().read() }.into_task()
     }
 }
 
@@ -115,7 +222,7 @@ impl SmallTask {
     }
 
     /// Wraps `f`: inline if it fits in three words, else in a box.
-    pub(crate) fn new<F: FnOnce() + Send + 'static>(f: F) -> Self {
+    pub(crate) fn new<F: Runnable>(f: F) -> Self {
         let mut data = Storage::uninit();
         if Self::fits::<F>() {
             // SAFETY: `F` fits in the storage and its alignment is at most the
@@ -141,6 +248,25 @@ impl SmallTask {
         // SAFETY: the storage holds what the vtable expects (type invariant), and
         // `ManuallyDrop` keeps `Drop` from touching it again after `call` read it.
         unsafe { (this.vtable.call)(&mut this.data) }
+    }
+
+    /// What was stored, taken back out, if it is an `F` (else the task back).
+    #[cfg(feature = "std")]
+    pub(crate) fn downcast<F: Runnable>(self) -> Result<F, SmallTask> {
+        if (self.vtable.type_id)() != TypeId::of::<F>() {
+            return Err(self);
+        }
+        let mut this = ManuallyDrop::new(self);
+        let data = &mut this.data as *mut Storage;
+        if Self::fits::<F>() {
+            // SAFETY: the storage holds an `F` (its type id says so), inline since
+            // it fits (`new` decides by the same test); `ManuallyDrop` keeps
+            // `Drop` from touching it again after it is read out.
+            Ok(unsafe { data.cast::<F>().read() })
+        } else {
+            // SAFETY: as above, but `new` stored a `Box<F>`.
+            Ok(*unsafe { data.cast::<Box<F>>().read() })
+        }
     }
 
     /// The closure as a `Task` (a box), consuming the task: for handing it back.
@@ -251,9 +377,56 @@ mod tests {
             };
             let boxed: Task = task.into_box();
             assert_eq!(drops.load(Ordering::SeqCst), 0);
-            boxed();
+            boxed.run();
             assert_eq!(ran.load(Ordering::SeqCst), 1);
             assert_eq!(drops.load(Ordering::SeqCst), 1, "big: {big}");
         }
+    }
+
+    /// A crate type carried as a task (as a spawned closure is).
+    #[cfg(feature = "std")]
+    struct Job(Probe, [u64; 4]);
+    #[cfg(feature = "std")]
+    impl Runnable for Job {
+        fn run(self) {}
+        fn into_task(self: Box<Self>) -> Task {
+            Task::new(move || self.run())
+        }
+    }
+
+    #[test]
+    #[cfg(feature = "std")]
+    fn downcast_gives_back_what_was_stored_and_only_that() {
+        // Inline and boxed, the right type comes back whole (its captures
+        // undropped); a wrong type gets the task back untouched.
+        let (drops, p) = probe();
+        let small = SmallTask::new(move || drop(p));
+        let Err(small) = small.downcast::<Job>() else {
+            panic!("a closure is not a Job")
+        };
+        assert_eq!(drops.load(Ordering::SeqCst), 0);
+        drop(small);
+        assert_eq!(drops.load(Ordering::SeqCst), 1);
+
+        let (drops, p) = probe();
+        let Ok(Job(p, pad)) = SmallTask::new(Job(p, [3; 4])).downcast::<Job>() else {
+            panic!("a Job comes back as a Job")
+        };
+        assert_eq!(pad, [3; 4]);
+        assert_eq!(drops.load(Ordering::SeqCst), 0);
+        drop(p);
+        assert_eq!(drops.load(Ordering::SeqCst), 1);
+
+        let (drops, p) = probe();
+        let inline = SmallTask::new(move || drop(p));
+        assert!(SmallTask::fits::<(Probe,)>());
+        assert!(inline.downcast::<fn()>().is_err());
+        assert_eq!(drops.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn task_is_send_and_sync() {
+        fn both<T: Send + Sync + 'static>() {}
+        both::<Task>();
     }
 }

@@ -72,7 +72,7 @@ fn nonblocking_rejects_with_overload_and_hands_the_task_back() {
     assert!(err.is_overload());
     assert_eq!(pool.waiting(), 0);
     assert_eq!(ran.get(), 0);
-    err.into_inner()(); // the very task we submitted
+    err.into_inner().run(); // the very task we submitted
     assert_eq!(ran.get(), 1);
     gate.open();
 }

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use antpool::{BuildError, Job, Options, Pool, PoolWithFunc, ReleaseError, Spawner, SubmitError};
+use antpool::port::{Job, Spawner};
+use antpool::{BuildError, Options, Pool, PoolWithFunc, ReleaseError, SubmitError};
 use common::{Counter, Gate, TestSpawner, eventually};
 
 #[test]
@@ -111,7 +112,7 @@ fn submit_error_debug_does_not_need_the_task_to_be_debug() {
     struct Opaque;
     let err = SubmitError::Overload(Opaque);
     assert_eq!(format!("{err:?}"), "Overload(..)");
-    let err: SubmitError<antpool::Task> = SubmitError::SpawnFailed(Box::new(|| ()));
+    let err: SubmitError<antpool::Task> = SubmitError::SpawnFailed(antpool::Task::new(|| ()));
     assert_eq!(format!("{err:?}"), "SpawnFailed(..)");
 }
 
@@ -129,7 +130,7 @@ fn a_failed_spawn_hands_the_task_back_and_restores_running() {
     assert!(err.is_spawn_failed());
     assert_eq!(pool.running(), 0);
     assert_eq!(pool.free(), Some(4));
-    err.into_inner()();
+    err.into_inner().run();
     assert_eq!(ran.get(), 1, "the task came back intact");
 }
 
@@ -153,7 +154,7 @@ fn spawn_failures_in_between_successes_lose_nothing() {
             Ok(()) => {}
             Err(SubmitError::SpawnFailed(task)) => {
                 returned.add();
-                task();
+                task.run();
             }
             Err(other) => panic!("unexpected {other}"),
         }
@@ -197,14 +198,14 @@ fn a_waiter_granted_a_slot_whose_spawn_fails_gets_its_task_back() {
 struct DroppingSpawner;
 
 impl Spawner for DroppingSpawner {
-    type Signal = antpool::StdSignal;
-    type Lock = antpool::StdLock;
+    type Signal = antpool::port::StdSignal;
+    type Lock = antpool::port::StdLock;
     fn spawn(&self, job: Job) -> Result<(), Job> {
         drop(job);
         Ok(())
     }
-    fn signal(&self) -> antpool::StdSignal {
-        antpool::StdSignal::new()
+    fn signal(&self) -> antpool::port::StdSignal {
+        antpool::port::StdSignal::new()
     }
 }
 

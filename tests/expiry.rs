@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use antpool::{Instant, ManualClock, Pool};
+use antpool::Pool;
+use antpool::port::{Instant, ManualClock};
 use common::{Counter, Gate, TestSpawner, eventually, occupy};
 
 /// A pool of `cap` on a manual clock, with a counting spawner.
@@ -32,7 +33,7 @@ fn manual_pool(
 }
 
 /// Makes `n` workers and lets them go idle.
-fn make_idle<Q: antpool::WorkerQueue, C: antpool::Clock, S: antpool::Spawner>(
+fn make_idle<Q: antpool::port::WorkerQueue, C: antpool::port::Clock, S: antpool::port::Spawner>(
     pool: &Pool<Q, C, S>,
     n: usize,
 ) {

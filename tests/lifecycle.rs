@@ -22,7 +22,7 @@ fn release_retires_idle_workers_and_closes_the_pool() {
     let r = ran.clone();
     let err = pool.submit(move || r.add()).unwrap_err();
     assert!(matches!(err, SubmitError::Closed(_)));
-    err.into_inner()();
+    err.into_inner().run();
     assert_eq!(ran.get(), 1, "the rejected task came back intact");
 }
 
@@ -55,7 +55,7 @@ fn release_turns_blocked_submitters_away_with_their_tasks() {
             let p = pool.clone();
             thread::spawn(move || match p.submit(move || assert!(i < 3)) {
                 Err(SubmitError::Closed(task)) => {
-                    task();
+                    task.run();
                     true
                 }
                 _ => false,

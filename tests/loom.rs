@@ -17,8 +17,9 @@
 use std::sync::atomic::{AtomicUsize as StdAtomicUsize, Ordering::Relaxed as StdRelaxed};
 use std::time::Duration;
 
-use antpool::lock_api::{GuardSend, RawMutex};
-use antpool::{Clock, IdleQueue, Instant, Job, PoolWithFunc, Signal, Spawner, SubmitError};
+use antpool::port::lock_api::{GuardSend, RawMutex};
+use antpool::port::{Clock, Instant, Job, Signal, Spawner};
+use antpool::{IdleQueue, PoolWithFunc, SubmitError};
 use loom::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use loom::sync::{Arc, Condvar, Mutex};
 use loom::thread;

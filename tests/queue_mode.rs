@@ -7,9 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
-use antpool::{
-    BuildError, Options, Pool, PoolWithFunc, StaticPoolWithFunc, StdClock, StdSpawner, SubmitError,
-};
+use antpool::port::{StdClock, StdSpawner};
+use antpool::{BuildError, Options, Pool, PoolWithFunc, StaticPoolWithFunc, SubmitError};
 use common::{Counter, eventually, occupy};
 
 fn queued_pool(cap: usize, queue: usize) -> Pool {
@@ -156,7 +155,7 @@ fn release_drain_hands_queued_tasks_back_in_order() {
         "drained tasks did not run"
     );
     for task in back {
-        task();
+        task.run();
     }
     assert_eq!(*order.lock().unwrap(), [0, 1, 2, 3, 4]);
 }

@@ -135,17 +135,41 @@ fn a_task_handed_back_unrun_cancels_its_handle() {
 }
 
 #[test]
-fn a_rejected_spawn_returns_a_task_that_can_still_be_run() {
+fn a_rejected_spawn_hands_back_the_callers_closure_with_its_captures() {
     let pool = Pool::builder()
         .capacity(1)
         .nonblocking(true)
         .build()
         .unwrap();
     let gate = occupy(&pool, 1);
-    let err = pool.spawn(|| 3).unwrap_err();
+    let owned = String::from("still mine");
+    let err = pool.spawn(move || owned.len() * 2).unwrap_err();
     assert!(err.is_overload());
-    err.into_inner()(); // runs; its result has no handle to go to
+    // The very closure: the caller runs it and gets its result.
+    let f = err.into_inner();
+    assert_eq!(f(), 20);
     gate.open();
+    pool.release();
+    let err = pool.spawn(|| "late").unwrap_err();
+    assert!(err.is_closed());
+    assert_eq!(err.into_inner()(), "late");
+    assert!(pool.wait_idle_timeout(Duration::from_secs(5)));
+    assert_eq!(
+        pool.stats().completed,
+        1,
+        "only the gate's task ran in the pool"
+    );
+}
+
+#[test]
+fn a_rejected_multipool_spawn_hands_back_the_closure_too() {
+    use antpool::{LoadBalancing, MultiPool};
+    let mp = MultiPool::new(2, 1, LoadBalancing::RoundRobin).unwrap();
+    mp.release_timeout(Duration::from_secs(5)).unwrap();
+    let data: Vec<i32> = (1..=3).collect(); // owned, moved into the closure
+    let err = mp.spawn(move || data.iter().sum::<i32>()).unwrap_err();
+    assert!(err.is_closed());
+    assert_eq!(err.into_inner()(), 6);
 }
 
 #[test]

@@ -8,9 +8,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use antpool::{
-    Job, ManualClock, Options, Signal, SpinLock, StaticPoolWithFunc, SubmitError, WorkerRing,
-};
+use antpool::port::{Job, ManualClock, Signal, SpinLock};
+use antpool::{Options, StaticPoolWithFunc, SubmitError, WorkerRing};
 use common::{Counter, Gate, eventually};
 
 /// A binary semaphore on a mutex and condvar, shared through an `Arc` so that
@@ -69,7 +68,7 @@ impl RawJob {
     }
 }
 
-impl<const ID: usize, const FAIL_FROM: usize, const DROP: bool> antpool::Spawner
+impl<const ID: usize, const FAIL_FROM: usize, const DROP: bool> antpool::port::Spawner
     for ThreadSpawner<ID, FAIL_FROM, DROP>
 {
     type Signal = CondSignal;

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use antpool::{ManualClock, Pool, Stats};
+use antpool::port::ManualClock;
+use antpool::{Pool, Stats};
 use common::{TestSpawner, eventually, occupy};
 
 #[test]

@@ -266,7 +266,7 @@ fn nested_submits_work_on_unbounded_and_nonblocking_pools() {
         let task = move || {
             let d2 = d.clone();
             if let Err(SubmitError::Overload(nested)) = p.submit(move || d2.add()) {
-                nested();
+                nested.run();
             }
             d.add();
         };
@@ -274,7 +274,7 @@ fn nested_submits_work_on_unbounded_and_nonblocking_pools() {
             Ok(()) => {}
             Err(SubmitError::Overload(task)) => {
                 inline += 1;
-                task();
+                task.run();
             }
             Err(e) => panic!("{e}"),
         }
@@ -333,7 +333,7 @@ fn a_spawner_that_fails_every_third_spawn_loses_nothing_and_never_hangs() {
                         Ok(()) => {}
                         Err(SubmitError::SpawnFailed(task)) => {
                             returned.add();
-                            task();
+                            task.run();
                         }
                         Err(e) => panic!("{e}"),
                     }

@@ -137,7 +137,7 @@ fn pool_with_func_passes_each_argument_once() {
     assert_eq!(sum.load(std::sync::atomic::Ordering::Relaxed), 500_500);
 }
 
-fn run_on<Q: antpool::WorkerQueue>(pool: &Pool<Q>, tasks: usize) -> usize {
+fn run_on<Q: antpool::port::WorkerQueue>(pool: &Pool<Q>, tasks: usize) -> usize {
     let done = submit_counted(pool, tasks);
     pool.release_timeout(Duration::from_secs(10)).unwrap();
     done.get()

@@ -140,11 +140,11 @@ fn tuning_up_and_down_under_load_loses_nothing() {
 /// to retire stays counted for that long: the window in which the other workers
 /// must not mistake it for a surplus still to shed.
 #[derive(Clone)]
-struct LingeringSpawner(antpool::StdSpawner);
+struct LingeringSpawner(antpool::port::StdSpawner);
 
-struct LingeringSignal(antpool::StdSignal);
+struct LingeringSignal(antpool::port::StdSignal);
 
-impl antpool::Signal for LingeringSignal {
+impl antpool::port::Signal for LingeringSignal {
     fn wait(&self) {
         self.0.wait();
         thread::sleep(Duration::from_millis(2));
@@ -157,14 +157,14 @@ impl antpool::Signal for LingeringSignal {
     unsafe fn notify(this: *const Self) {
         // SAFETY: `this` is live until the token is published (the caller's
         // contract), and the inner signal is the part that publishes it.
-        unsafe { antpool::Signal::notify(core::ptr::addr_of!((*this).0)) }
+        unsafe { antpool::port::Signal::notify(core::ptr::addr_of!((*this).0)) }
     }
 }
 
-impl antpool::Spawner for LingeringSpawner {
+impl antpool::port::Spawner for LingeringSpawner {
     type Signal = LingeringSignal;
-    type Lock = antpool::StdLock;
-    fn spawn(&self, job: antpool::Job) -> Result<(), antpool::Job> {
+    type Lock = antpool::port::StdLock;
+    fn spawn(&self, job: antpool::port::Job) -> Result<(), antpool::port::Job> {
         self.0.spawn(job)
     }
     fn signal(&self) -> LingeringSignal {
@@ -181,7 +181,11 @@ impl antpool::Spawner for LingeringSpawner {
 fn tuning_down_racing_queued_tasks_strands_none() {
     fn round(
         round: u64,
-        pool: antpool::Pool<antpool::IdleQueue, antpool::StdClock, impl antpool::Spawner>,
+        pool: antpool::Pool<
+            antpool::IdleQueue,
+            antpool::port::StdClock,
+            impl antpool::port::Spawner,
+        >,
     ) {
         // Four workers: some finish at once and go idle, some are still busy
         // when the cap drops, depending on the round.
@@ -230,10 +234,10 @@ fn tuning_down_racing_queued_tasks_strands_none() {
                 .build()
                 .unwrap(),
         );
-        let lingering = LingeringSpawner(antpool::StdSpawner::new());
+        let lingering = LingeringSpawner(antpool::port::StdSpawner::new());
         round(
             r,
-            Pool::builder_with(antpool::StdClock::new(), lingering)
+            Pool::builder_with(antpool::port::StdClock::new(), lingering)
                 .capacity(4)
                 .unbounded_queue()
                 .build()

@@ -313,7 +313,7 @@ impl Peer {
     /// when it is saturated. `None` if the peer has no such call.
     pub fn try_submit(&self, task: Task) -> Option<Result<(), Task>> {
         match self {
-            Peer::Antpool(p) => Some(p.try_submit(task).map_err(|e| e.into_inner())),
+            Peer::Antpool(p) => Some(p.try_submit(task).map_err(|e| e.into_inner().into_box())),
             Peer::Channel(p) => Some(p.sender().try_send(task).map_err(|e| match e {
                 TrySendError::Full(task) | TrySendError::Disconnected(task) => task,
             })),

@@ -5,7 +5,7 @@
 #[path = "../../tests/model/mod.rs"]
 mod model;
 
-use antpool::WorkerQueue;
+use antpool::port::WorkerQueue;
 use libfuzzer_sys::fuzz_target;
 use model::{Op, Shape};
 

@@ -12,7 +12,7 @@
 //!   task in or out, and `notify` its signal — exactly once;
 //! * the owner does not leave (and so does not free the node) until it has
 //!   consumed that notify's token, and `notify` does not touch the node once the
-//!   token is visible ([`Signal`](crate::Signal) rule 6).
+//!   token is visible ([`Signal`](crate::spawner::Signal) rule 6).
 
 use core::cell::UnsafeCell;
 use core::marker::PhantomData;

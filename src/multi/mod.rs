@@ -14,10 +14,11 @@ use crate::engine::{Engine, Mode};
 use crate::error::{BuildError, ReleaseError, SubmitError};
 use crate::exec::{Call, WorkFn};
 use crate::func::PoolWithFunc;
-use crate::pool::{Pool, Task};
+use crate::pool::Pool;
 use crate::queue::WorkerQueue;
 use crate::spawner::Spawner;
 use crate::task::SmallTask;
+use crate::task::Task;
 
 use shards::Shards;
 
@@ -29,6 +30,7 @@ use shards::Shards;
 /// mp.submit(|| ()).unwrap();
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum LoadBalancing {
     /// In turn: pool 0, 1, …, n − 1, 0, … (one atomic counter). A task that
     /// finds its pool saturated and may not block (`Overload`) is retried once on
@@ -142,6 +144,12 @@ macro_rules! multi_methods {
         #[doc = "[`ReleaseError::Pools`](crate::ReleaseError::Pools) lists every pool"]
         #[doc = "that did not finish in time, by index."]
         #[doc = ""]
+        #[doc = "# Errors"]
+        #[doc = ""]
+        #[doc = "[`ReleaseError::Closed`](crate::ReleaseError::Closed) if already released;"]
+        #[doc = "[`ReleaseError::Pools`](crate::ReleaseError::Pools) with each pool that did not finish in"]
+        #[doc = "time, by index and with its own error."]
+        #[doc = ""]
         #[doc = concat!("```\n", "use std::time::Duration;\n", "let mp = ", $mp, ";\n", $submit, ";\n", "mp.release_timeout(Duration::from_secs(5)).unwrap();\n", "assert_eq!(mp.running(), 0);\n", "assert_eq!(mp.release_timeout(Duration::from_secs(1)), Err(antpool::ReleaseError::Closed));\n```")]
         pub fn release_timeout(&self, timeout: core::time::Duration) -> Result<(), ReleaseError> {
             self.shards.release_timeout(timeout)
@@ -205,7 +213,7 @@ multi_struct!(
     /// assert_eq!(mp.cap(), Some(40));
     /// mp.release_timeout(Duration::from_secs(5)).unwrap();
     /// ```
-    MultiPool<> => Pool<Q, C, S>; where (); Q = crate::IdleQueue, C = crate::StdClock, S = crate::StdSpawner
+    MultiPool<> => Pool<Q, C, S>; where (); Q = crate::IdleQueue, C = crate::std::StdClock, S = crate::std::StdSpawner
 );
 #[cfg(not(feature = "std"))]
 multi_struct!(
@@ -220,6 +228,11 @@ impl MultiPool {
     /// `n == 0` is [`BuildError::InvalidMultiPoolSize`]; `capacity == 0` is
     /// [`BuildError::InvalidCapacity`].
     ///
+    /// # Errors
+    ///
+    /// [`BuildError::InvalidMultiPoolSize`] for `n` = 0, and the errors of [`Pool::new`]
+    /// for `capacity`.
+    ///
     /// ```
     /// use antpool::{BuildError, LoadBalancing, MultiPool};
     /// assert_eq!(MultiPool::new(2, 3, LoadBalancing::RoundRobin).unwrap().cap(), Some(6));
@@ -233,6 +246,11 @@ impl MultiPool {
 impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
     /// `n` pools, each built from a copy of `builder` (every option, clock and
     /// spawner shared by value).
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError::InvalidMultiPoolSize`] for `n` = 0, and what the builder's `build`
+    /// reports (see [`PoolBuilder::build`](crate::PoolBuilder::build)).
     ///
     /// ```
     /// use antpool::{LoadBalancing, MultiPool, Pool};
@@ -252,6 +270,15 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
     /// Runs `task` on one of the pools (see [`LoadBalancing`]), like
     /// [`Pool::submit`].
     ///
+    /// # Errors
+    ///
+    /// The task comes back inside the error, untouched: [`SubmitError::Overload`] when
+    /// the pool is saturated and may not block (`nonblocking`, or `max_blocking_tasks`
+    /// callers already waiting); [`SubmitError::Closed`] when the pool is released (also
+    /// while the call waits); [`SubmitError::SpawnFailed`] when a new worker was needed
+    /// and the platform could not start a thread (the pool's counts are as before the
+    /// call).
+    ///
     /// ```
     /// use antpool::{LoadBalancing, MultiPool};
     /// let mp = MultiPool::new(2, 2, LoadBalancing::RoundRobin).unwrap();
@@ -267,6 +294,14 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
     }
 
     /// Like [`submit`](MultiPool::submit), but never blocks.
+    ///
+    /// # Errors
+    ///
+    /// The task comes back inside the error, untouched: [`SubmitError::Overload`] when no
+    /// worker is free at once (it never blocks); [`SubmitError::Closed`] when the pool is
+    /// released (also while the call waits); [`SubmitError::SpawnFailed`] when a new
+    /// worker was needed and the platform could not start a thread (the pool's counts are
+    /// as before the call).
     ///
     /// ```
     /// use antpool::{LoadBalancing, MultiPool};
@@ -285,22 +320,29 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
     /// Runs `f` on one of the pools and returns a handle to its result; see
     /// [`Pool::spawn`].
     ///
+    /// # Errors
+    ///
+    /// The closure `f` comes back inside the error, untouched: [`SubmitError::Overload`]
+    /// when the pool is saturated and may not block (`nonblocking`, or
+    /// `max_blocking_tasks` callers already waiting); [`SubmitError::Closed`] when the
+    /// pool is released (also while the call waits); [`SubmitError::SpawnFailed`] when a
+    /// new worker was needed and the platform could not start a thread (the pool's counts
+    /// are as before the call).
+    ///
     /// ```
     /// use antpool::{LoadBalancing, MultiPool};
     /// let mp = MultiPool::new(2, 2, LoadBalancing::RoundRobin).unwrap();
     /// assert_eq!(mp.spawn(|| 2 + 2).unwrap().join().unwrap(), 4);
     /// ```
+    ///
+    /// A rejected `f` comes back in the error as it was given.
     #[cfg(feature = "std")]
-    pub fn spawn<F, R>(&self, f: F) -> Result<crate::JoinHandle<R>, SubmitError<Task>>
+    pub fn spawn<F, R>(&self, f: F) -> Result<crate::std::join::JoinHandle<R>, SubmitError<F>>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        let (handle, reply) = crate::std::join::pair();
-        self.submit(move || {
-            reply.run(f);
-        })?;
-        Ok(handle)
+        crate::std::join::spawn_with(f, |job| self.shards.submit(job, Mode::Block))
     }
 
     multi_methods! {
@@ -332,7 +374,7 @@ multi_struct!(
     /// assert_eq!(total.load(Ordering::Relaxed), 5050);
     /// ```
     MultiPoolWithFunc<A, F> => PoolWithFunc<A, F, Q, C, S>;
-    where (A: Send + 'static, F: WorkFn<A>,); Q = crate::IdleQueue, C = crate::StdClock, S = crate::StdSpawner
+    where (A: Send + 'static, F: WorkFn<A>,); Q = crate::IdleQueue, C = crate::std::StdClock, S = crate::std::StdSpawner
 );
 #[cfg(not(feature = "std"))]
 multi_struct!(
@@ -346,6 +388,11 @@ multi_struct!(
 impl<A: Send + 'static, F: WorkFn<A> + Clone> MultiPoolWithFunc<A, F> {
     /// `n` pools of `capacity` workers each running a copy of `func` (wrap shared
     /// state in an `Arc`), with the default options.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError::InvalidMultiPoolSize`] for `n` = 0, and the errors of
+    /// [`PoolWithFunc::new`] for `capacity`.
     ///
     /// ```
     /// use antpool::{BuildError, LoadBalancing, MultiPoolWithFunc};
@@ -374,6 +421,11 @@ where
 {
     /// `n` pools, each built from a copy of `builder`.
     ///
+    /// # Errors
+    ///
+    /// [`BuildError::InvalidMultiPoolSize`] for `n` = 0, and what the builder's `build`
+    /// reports (see [`PoolBuilder::build`](crate::PoolBuilder::build)).
+    ///
     /// ```
     /// use antpool::{LoadBalancing, MultiPoolWithFunc, PoolWithFunc};
     /// let builder = PoolWithFunc::builder(|n: u32| drop(n)).capacity(2).max_queued_tasks(16);
@@ -401,6 +453,15 @@ where
     /// Runs the function on `arg` in one of the pools; see
     /// [`PoolWithFunc::invoke`].
     ///
+    /// # Errors
+    ///
+    /// The argument comes back inside the error, untouched: [`SubmitError::Overload`]
+    /// when the pool is saturated and may not block (`nonblocking`, or
+    /// `max_blocking_tasks` callers already waiting); [`SubmitError::Closed`] when the
+    /// pool is released (also while the call waits); [`SubmitError::SpawnFailed`] when a
+    /// new worker was needed and the platform could not start a thread (the pool's counts
+    /// are as before the call).
+    ///
     /// ```
     /// use antpool::{LoadBalancing, MultiPoolWithFunc};
     /// let mf = MultiPoolWithFunc::new(2, 1, LoadBalancing::RoundRobin, |n: u32| assert!(n < 5)).unwrap();
@@ -413,6 +474,14 @@ where
     }
 
     /// Like [`invoke`](MultiPoolWithFunc::invoke), but never blocks.
+    ///
+    /// # Errors
+    ///
+    /// The argument comes back inside the error, untouched: [`SubmitError::Overload`]
+    /// when no worker is free at once (it never blocks); [`SubmitError::Closed`] when the
+    /// pool is released (also while the call waits); [`SubmitError::SpawnFailed`] when a
+    /// new worker was needed and the platform could not start a thread (the pool's counts
+    /// are as before the call).
     ///
     /// ```
     /// use antpool::{LoadBalancing, MultiPoolWithFunc};
@@ -427,6 +496,15 @@ where
 
     /// Runs the function on `arg` in one of the pools and returns a handle to its
     /// result; see [`PoolWithFunc::call`].
+    ///
+    /// # Errors
+    ///
+    /// The argument comes back inside the error, untouched: [`SubmitError::Overload`]
+    /// when the pool is saturated and may not block (`nonblocking`, or
+    /// `max_blocking_tasks` callers already waiting); [`SubmitError::Closed`] when the
+    /// pool is released (also while the call waits); [`SubmitError::SpawnFailed`] when a
+    /// new worker was needed and the platform could not start a thread (the pool's counts
+    /// are as before the call).
     ///
     /// ```
     /// use antpool::{LoadBalancing, MultiPoolWithFunc};

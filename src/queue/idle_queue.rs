@@ -13,10 +13,12 @@ use crate::clock::Instant;
 /// to fix the policy in the type instead.
 ///
 /// ```
-/// use antpool::{IdleQueue, WorkerQueue};
+/// use antpool::IdleQueue;
+/// use antpool::port::WorkerQueue;
 /// assert!(matches!(IdleQueue::with_capacity(Some(4), true), IdleQueue::Ring(_)));
 /// assert!(matches!(IdleQueue::with_capacity(Some(4), false), IdleQueue::Stack(_)));
 /// ```
+#[non_exhaustive]
 pub enum IdleQueue {
     /// LIFO, growable.
     Stack(WorkerStack),

@@ -45,7 +45,7 @@ pub use stack::WorkerStack;
 /// fuzzers make ids from plain numbers with [`WorkerId::from_index`].
 ///
 /// ```
-/// use antpool::WorkerId;
+/// use antpool::port::WorkerId;
 /// let a = WorkerId::from_index(1);
 /// assert_eq!(a, WorkerId::from_index(1));
 /// assert_ne!(a, WorkerId::from_index(2));
@@ -66,10 +66,11 @@ impl WorkerId {
     /// `usize::MAX` so every index gives a distinct id.
     ///
     /// ```
-    /// use antpool::WorkerId;
+    /// use antpool::port::WorkerId;
     /// assert_ne!(WorkerId::from_index(0), WorkerId::from_index(1));
     /// assert_eq!(WorkerId::from_index(0).index(), 0);
     /// ```
+    #[must_use]
     pub const fn from_index(index: usize) -> Self {
         let addr = if index == 0 { usize::MAX } else { index };
         // An address without provenance: never dereferenced (see the type's docs).
@@ -81,8 +82,9 @@ impl WorkerId {
     /// The number this id was made from (for an engine id: the mailbox's address).
     ///
     /// ```
-    /// assert_eq!(antpool::WorkerId::from_index(9).index(), 9);
+    /// assert_eq!(antpool::port::WorkerId::from_index(9).index(), 9);
     /// ```
+    #[must_use]
     pub fn index(self) -> usize {
         match self.0.as_ptr().addr() {
             usize::MAX => 0,
@@ -108,7 +110,7 @@ impl fmt::Debug for WorkerId {
 /// An idle worker as a queue stores it: who, and since when.
 ///
 /// ```
-/// use antpool::{IdleWorker, Instant, WorkerId};
+/// use antpool::port::{IdleWorker, Instant, WorkerId};
 /// let w = IdleWorker { id: WorkerId::from_index(3), since: Instant::from_nanos(10) };
 /// assert_eq!(w.since.as_nanos(), 10);
 /// ```
@@ -132,7 +134,8 @@ pub struct IdleWorker {
 /// remove them as one contiguous run from the old end.
 ///
 /// ```
-/// use antpool::{IdleWorker, Instant, WorkerId, WorkerQueue, WorkerRing};
+/// use antpool::WorkerRing;
+/// use antpool::port::{IdleWorker, Instant, WorkerId, WorkerQueue};
 ///
 /// let mut q = WorkerRing::<4>::new();
 /// for i in 1..=3 {
@@ -157,6 +160,11 @@ pub trait WorkerQueue: Send + 'static {
     /// Adds a worker as the newest. A stamp older than the newest stored one is
     /// clamped up to it. A full fixed-size queue hands the worker back exactly as
     /// it was given (unclamped).
+    ///
+    /// # Errors
+    ///
+    /// `Err(worker)`, the worker handed back, when the queue has no room (a fixed-size
+    /// ring that is full): the engine then lets that worker exit.
     fn insert(&mut self, worker: IdleWorker) -> Result<(), IdleWorker>;
 
     /// Takes one worker out to give it a task: the newest for a stack, the oldest

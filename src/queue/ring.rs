@@ -14,7 +14,8 @@ use crate::clock::Instant;
 /// `N` of them can wait idle.
 ///
 /// ```
-/// use antpool::{IdleWorker, Instant, WorkerId, WorkerQueue, WorkerRing};
+/// use antpool::WorkerRing;
+/// use antpool::port::{IdleWorker, Instant, WorkerId, WorkerQueue};
 ///
 /// let mut ring = WorkerRing::<2>::new();
 /// let w = |i: usize| IdleWorker { id: WorkerId::from_index(i), since: Instant::ZERO };
@@ -31,10 +32,12 @@ impl<const N: usize> WorkerRing<N> {
     /// An empty ring; `const`, so it can initialise a `static`.
     ///
     /// ```
-    /// use antpool::{WorkerQueue, WorkerRing};
+    /// use antpool::WorkerRing;
+    /// use antpool::port::WorkerQueue;
     /// const RING: WorkerRing<8> = WorkerRing::new();
     /// assert!(RING.is_empty());
     /// ```
+    #[must_use]
     pub const fn new() -> Self {
         WorkerRing {
             slots: Deque::new(),
@@ -44,12 +47,14 @@ impl<const N: usize> WorkerRing<N> {
     /// Whether all `N` slots are taken.
     ///
     /// ```
-    /// use antpool::{IdleWorker, Instant, WorkerId, WorkerQueue, WorkerRing};
+    /// use antpool::WorkerRing;
+    /// use antpool::port::{IdleWorker, Instant, WorkerId, WorkerQueue};
     /// let mut ring = WorkerRing::<1>::new();
     /// assert!(!ring.is_full());
     /// ring.insert(IdleWorker { id: WorkerId::from_index(1), since: Instant::ZERO }).unwrap();
     /// assert!(ring.is_full());
     /// ```
+    #[must_use]
     pub fn is_full(&self) -> bool {
         self.slots.is_full()
     }

@@ -11,7 +11,8 @@ use crate::clock::Instant;
 /// It never grows: a full ring hands the worker back, and the pool retires it.
 ///
 /// ```
-/// use antpool::{IdleWorker, Instant, WorkerId, WorkerQueue, WorkerRingBuf};
+/// use antpool::WorkerRingBuf;
+/// use antpool::port::{IdleWorker, Instant, WorkerId, WorkerQueue};
 ///
 /// let mut ring = WorkerRingBuf::new(1);
 /// let w = |i: usize| IdleWorker { id: WorkerId::from_index(i), since: Instant::ZERO };
@@ -28,10 +29,12 @@ impl WorkerRingBuf {
     /// An empty ring with room for `capacity` idle workers, allocated now.
     ///
     /// ```
-    /// use antpool::{WorkerQueue, WorkerRingBuf};
+    /// use antpool::WorkerRingBuf;
+    /// use antpool::port::WorkerQueue;
     /// let ring = WorkerRingBuf::new(16);
     /// assert!(ring.is_empty());
     /// ```
+    #[must_use]
     pub fn new(capacity: usize) -> Self {
         WorkerRingBuf {
             items: VecDeque::with_capacity(capacity),
@@ -44,6 +47,7 @@ impl WorkerRingBuf {
     /// ```
     /// assert_eq!(antpool::WorkerRingBuf::new(3).capacity(), 3);
     /// ```
+    #[must_use]
     pub fn capacity(&self) -> usize {
         self.capacity
     }

@@ -13,7 +13,8 @@ use crate::clock::Instant;
 /// oldest first, so `refresh` removes a prefix found by binary search.
 ///
 /// ```
-/// use antpool::{IdleWorker, Instant, WorkerId, WorkerQueue, WorkerStack};
+/// use antpool::WorkerStack;
+/// use antpool::port::{IdleWorker, Instant, WorkerId, WorkerQueue};
 ///
 /// let mut stack = WorkerStack::with_capacity(None, false);
 /// let w = |i: usize| IdleWorker { id: WorkerId::from_index(i), since: Instant::ZERO };
@@ -30,9 +31,11 @@ impl WorkerStack {
     /// An empty stack.
     ///
     /// ```
-    /// use antpool::{WorkerQueue, WorkerStack};
+    /// use antpool::WorkerStack;
+    /// use antpool::port::WorkerQueue;
     /// assert!(WorkerStack::new().is_empty());
     /// ```
+    #[must_use]
     pub const fn new() -> Self {
         WorkerStack { items: Vec::new() }
     }

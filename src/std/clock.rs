@@ -5,7 +5,7 @@ use crate::clock::{Clock, Instant};
 /// The std monotonic clock, counted from when this `StdClock` was made.
 ///
 /// ```
-/// use antpool::{Clock, StdClock};
+/// use antpool::port::{Clock, StdClock};
 /// let clock = StdClock::new();
 /// let a = clock.now();
 /// std::thread::sleep(std::time::Duration::from_millis(2));
@@ -20,9 +20,10 @@ impl StdClock {
     /// A clock whose origin is now.
     ///
     /// ```
-    /// use antpool::{Clock, StdClock};
+    /// use antpool::port::{Clock, StdClock};
     /// assert!(StdClock::new().now().as_nanos() < 1_000_000_000);
     /// ```
+    #[must_use]
     pub fn new() -> Self {
         StdClock {
             origin: ::std::time::Instant::now(),

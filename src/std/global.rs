@@ -9,7 +9,8 @@ use ::std::sync::OnceLock;
 use core::time::Duration;
 
 use crate::error::{ReleaseError, SubmitError};
-use crate::pool::{Pool, Task};
+use crate::pool::Pool;
+use crate::task::Task;
 
 static DEFAULT: OnceLock<Pool> = OnceLock::new();
 
@@ -20,6 +21,13 @@ fn pool() -> &'static Pool {
 
 /// Runs `task` on the default pool: an unbounded pool, so it never blocks and
 /// never rejects while open; a worker is started whenever none is idle.
+///
+/// # Errors
+///
+/// [`SubmitError::Closed`] with the task after [`release`](crate::release) (until
+/// [`reboot`](crate::reboot)); [`SubmitError::SpawnFailed`] with the task when no idle
+/// worker was free and the OS could not start a thread. The default pool is unbounded: it
+/// never returns `Overload`.
 ///
 /// ```
 /// let (tx, rx) = std::sync::mpsc::channel();
@@ -36,10 +44,14 @@ where
 /// Runs `f` on the default pool and returns a handle to its result; see
 /// [`Pool::spawn`].
 ///
+/// # Errors
+///
+/// As for [`submit`], with the closure `f` handed back.
+///
 /// ```
 /// assert_eq!(antpool::spawn(|| 40 + 2).unwrap().join().unwrap(), 42);
 /// ```
-pub fn spawn<F, R>(f: F) -> Result<crate::JoinHandle<R>, SubmitError<Task>>
+pub fn spawn<F, R>(f: F) -> Result<crate::std::join::JoinHandle<R>, SubmitError<F>>
 where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
@@ -101,6 +113,12 @@ pub fn release() {
 
 /// Releases the default pool and waits up to `timeout` for its workers to exit
 /// (see [`Pool::release_timeout`]).
+///
+/// # Errors
+///
+/// [`ReleaseError::Timeout`] if workers still run when the time is up (the pool stays
+/// closed; they exit after their task), [`ReleaseError::Closed`] if it was already
+/// released.
 ///
 /// ```no_run
 /// antpool::release_timeout(std::time::Duration::from_secs(1)).unwrap();

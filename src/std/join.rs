@@ -18,6 +18,8 @@ use core::pin::Pin;
 use core::task::{Context, Poll, Waker};
 
 use crate::engine::Outcome;
+use crate::error::SubmitError;
+use crate::task::{Runnable, SmallTask, Task};
 
 /// Why a spawned task produced no value.
 ///
@@ -27,19 +29,67 @@ use crate::engine::Outcome;
 /// assert!(err.is_panic());
 /// assert_eq!(*err.into_panic().downcast::<&str>().unwrap(), "boom");
 /// ```
+///
+/// It is `Send + Sync + 'static`, so `?` turns it into `anyhow::Error` or
+/// `Box<dyn Error + Send + Sync>`:
+///
+/// ```
+/// fn total() -> Result<u64, Box<dyn std::error::Error + Send + Sync>> {
+///     let pool = antpool::Pool::new(2)?;
+///     let handle = pool.spawn(|| 6 * 7)?;
+///     Ok(handle.join()?)
+/// }
+/// assert_eq!(total().unwrap(), 42);
+/// ```
 pub struct JoinError {
     kind: Kind,
 }
 
 enum Kind {
-    Panicked(Box<dyn Any + Send + 'static>),
+    Panicked(Payload),
     Cancelled,
+}
+
+/// A panic payload that a `&JoinError` shared between threads never exposes:
+/// the payload is only `Send`, so the error may be `Sync` only because no
+/// `&self` method hands out a reference to it (as tokio's `JoinError` does with
+/// its `SyncWrapper`). `&self` reads it only as `&str` (a `Sync` type), and
+/// the payload itself leaves by value.
+struct Payload(Box<dyn Any + Send + 'static>);
+
+// SAFETY: a shared `&Payload` gives access only through `Payload::message`,
+// which downcasts to `&'static str` or `String` — both `Sync`, so reading them
+// from several threads at once is sound whatever the payload's type; every
+// other use of the box takes the `Payload` by value (`into_panic`).
+unsafe impl Sync for Payload {}
+
+impl Payload {
+    /// The payload's text, when it is a string (the `Sync` view of it).
+    fn message(&self) -> Option<&str> {
+        super::panic::panic_message(&*self.0)
+    }
 }
 
 impl JoinError {
     pub(crate) fn panicked(payload: Box<dyn Any + Send + 'static>) -> Self {
         JoinError {
-            kind: Kind::Panicked(payload),
+            kind: Kind::Panicked(Payload(payload)),
+        }
+    }
+
+    /// The panic's message when its payload is a string (what `panic!` with a
+    /// message gives); `None` for a cancelled task or any other payload.
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(1).unwrap();
+    /// let err = pool.spawn(|| -> u8 { panic!("no {}", "luck") }).unwrap().join().unwrap_err();
+    /// assert_eq!(err.panic_message(), Some("no luck"));
+    /// ```
+    #[must_use]
+    pub fn panic_message(&self) -> Option<&str> {
+        match &self.kind {
+            Kind::Panicked(payload) => payload.message(),
+            Kind::Cancelled => None,
         }
     }
 
@@ -49,6 +99,7 @@ impl JoinError {
     /// let pool = antpool::Pool::new(1).unwrap();
     /// assert!(pool.spawn(|| panic!()).unwrap().join().unwrap_err().is_panic());
     /// ```
+    #[must_use]
     pub fn is_panic(&self) -> bool {
         matches!(self.kind, Kind::Panicked(_))
     }
@@ -66,6 +117,7 @@ impl JoinError {
     /// assert!(handle.join().unwrap_err().is_cancelled());
     /// drop(hold);
     /// ```
+    #[must_use]
     pub fn is_cancelled(&self) -> bool {
         matches!(self.kind, Kind::Cancelled)
     }
@@ -82,6 +134,7 @@ impl JoinError {
     /// let err = pool.spawn(|| panic!("{}", 42)).unwrap().join().unwrap_err();
     /// assert_eq!(*err.into_panic().downcast::<String>().unwrap(), "42");
     /// ```
+    #[must_use]
     pub fn into_panic(self) -> Box<dyn Any + Send + 'static> {
         match self.try_into_panic() {
             Ok(payload) => payload,
@@ -91,6 +144,10 @@ impl JoinError {
 
     /// The panic payload, or the error back if the task was cancelled.
     ///
+    /// # Errors
+    ///
+    /// `Err(self)` when the task was cancelled (it never ran, so there is no payload).
+    ///
     /// ```
     /// let pool = antpool::Pool::new(1).unwrap();
     /// let err = pool.spawn(|| panic!("x")).unwrap().join().unwrap_err();
@@ -98,7 +155,7 @@ impl JoinError {
     /// ```
     pub fn try_into_panic(self) -> Result<Box<dyn Any + Send + 'static>, JoinError> {
         match self.kind {
-            Kind::Panicked(payload) => Ok(payload),
+            Kind::Panicked(payload) => Ok(payload.0),
             Kind::Cancelled => Err(self),
         }
     }
@@ -116,13 +173,11 @@ impl fmt::Debug for JoinError {
 impl fmt::Display for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
-            Kind::Panicked(payload) => {
-                write!(
-                    f,
-                    "the task panicked: {}",
-                    super::panic::message(&**payload)
-                )
-            }
+            Kind::Panicked(payload) => write!(
+                f,
+                "the task panicked: {}",
+                payload.message().unwrap_or(super::panic::NOT_A_STRING)
+            ),
             Kind::Cancelled => f.write_str("the task was dropped before it ran"),
         }
     }
@@ -183,6 +238,51 @@ pub(crate) fn pair<R>() -> (JoinHandle<R>, Reply<R>) {
     )
 }
 
+/// A spawned closure travelling with the reply for its handle: a task of its
+/// own type (not a closure around `f`), so that a pool that rejects it can
+/// hand `f` back to the caller as it was given.
+struct Spawned<F, R> {
+    f: F,
+    reply: Reply<R>,
+}
+
+impl<F, R> Runnable for Spawned<F, R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    fn run(self) {
+        // The outcome reaches the pool's statistics through the panic note.
+        let _ = self.reply.run(self.f);
+    }
+
+    fn into_task(self: Box<Self>) -> Task {
+        Task::new(move || Runnable::run(*self))
+    }
+}
+
+/// `spawn` for every pool: wraps `f` with the reply for a new handle, has
+/// `submit` admit it, and on rejection hands back `f` itself (its reply,
+/// dropped unfilled, cancels the handle nobody will see).
+pub(crate) fn spawn_with<F, R>(
+    f: F,
+    submit: impl FnOnce(SmallTask) -> Result<(), SubmitError<SmallTask>>,
+) -> Result<JoinHandle<R>, SubmitError<F>>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let (handle, reply) = pair();
+    match submit(SmallTask::new(Spawned { f, reply })) {
+        Ok(()) => Ok(handle),
+        Err(rejected) => Err(rejected.map(|task| match task.downcast::<Spawned<F, R>>() {
+            Ok(spawned) => spawned.f,
+            // The pools hand back the very task they were given.
+            Err(_) => unreachable!("antpool: a rejected spawn came back as another task"),
+        })),
+    }
+}
+
 impl<R> Reply<R> {
     /// Runs `f`, catching a panic, and delivers the result. A caught panic is
     /// reported to the pool as `Panicked` (for its statistics), but goes to the
@@ -230,6 +330,12 @@ impl<R> JoinHandle<R> {
     /// Blocks until the task has finished: its value, or a [`JoinError`] if it
     /// panicked (with the payload) or was dropped without running.
     ///
+    /// # Errors
+    ///
+    /// [`JoinError`] when the task panicked ([`is_panic`](JoinError::is_panic), with the
+    /// payload) or was dropped without running
+    /// ([`is_cancelled`](JoinError::is_cancelled): handed back by `release_drain`, say).
+    ///
     /// ```
     /// let pool = antpool::Pool::new(1).unwrap();
     /// let h = pool.spawn(|| "done").unwrap();
@@ -254,6 +360,11 @@ impl<R> JoinHandle<R> {
     }
 
     /// The result if the task has finished; otherwise the handle back.
+    ///
+    /// # Errors
+    ///
+    /// `Err(self)`, the handle back, while the task has not finished; once it has, `Ok`
+    /// holds what [`join`](JoinHandle::join) would return.
     ///
     /// ```
     /// let pool = antpool::Pool::new(1).unwrap();
@@ -286,6 +397,7 @@ impl<R> JoinHandle<R> {
     /// pool.wait_idle();
     /// assert!(h.is_finished());
     /// ```
+    #[must_use]
     pub fn is_finished(&self) -> bool {
         matches!(*self.slot.lock(), State::Done(_))
     }

@@ -14,8 +14,8 @@ use crossbeam_utils::Backoff;
 /// by ~8 % on the hand-off path.
 ///
 /// ```
-/// use antpool::StdLock;
-/// use antpool::lock_api::RawMutex;
+/// use antpool::port::StdLock;
+/// use antpool::port::lock_api::RawMutex;
 /// let lock = StdLock::INIT;
 /// lock.lock();
 /// assert!(!lock.try_lock());

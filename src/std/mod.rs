@@ -2,8 +2,8 @@
 //! spins briefly and then parks ([`StdSignal`]), a yielding spin lock
 //! ([`StdLock`]), the monotonic clock ([`StdClock`]), and panic catching.
 //!
-//! Everything here goes through the same [`Spawner`](crate::Spawner),
-//! [`Signal`](crate::Signal) and [`Clock`](crate::Clock) traits a port
+//! Everything here goes through the same [`Spawner`](crate::spawner::Spawner),
+//! [`Signal`](crate::spawner::Signal) and [`Clock`](crate::clock::Clock) traits a port
 //! implements; the engine never names `std`.
 
 mod clock;
@@ -17,6 +17,6 @@ mod spawner;
 pub use clock::StdClock;
 pub use join::{JoinError, JoinHandle};
 pub use lock::StdLock;
-pub use panic::PanicHandler;
+pub use panic::{PanicHandler, panic_message};
 pub use signal::StdSignal;
 pub use spawner::StdSpawner;

@@ -75,13 +75,37 @@ impl<T, X: Execute<T>> Execute<T> for Catching<X> {
     }
 }
 
-/// The text of a panic payload, when it has one.
-pub(crate) fn message(payload: &(dyn Any + Send)) -> String {
+/// What a panic message reads for a payload that is not a string.
+pub(crate) const NOT_A_STRING: &str = "<non-string panic payload>";
+
+/// The text of a panic payload, when it is a string: what `panic!("...")`
+/// (a `&'static str`) or `panic!("{x}")` (a `String`) gives. For a panic
+/// handler, or for the payload of a [`JoinError`](crate::JoinError).
+///
+/// ```
+/// let pool = antpool::Pool::builder()
+///     .capacity(1)
+///     .panic_handler(|payload| {
+///         let msg = antpool::panic_message(&*payload).unwrap_or("(not a string)");
+///         eprintln!("a task panicked: {msg}");
+///     })
+///     .build()
+///     .unwrap();
+/// pool.submit(|| panic!("disk full")).unwrap();
+///
+/// let payload: Box<dyn std::any::Any + Send> = Box::new(format!("{} left", 3));
+/// assert_eq!(antpool::panic_message(&*payload), Some("3 left"));
+/// assert_eq!(antpool::panic_message(&7_u8), None);
+/// ```
+pub fn panic_message(payload: &(dyn Any + Send)) -> Option<&str> {
     if let Some(s) = payload.downcast_ref::<&'static str>() {
-        String::from(*s)
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
+        Some(s)
     } else {
-        String::from("<non-string panic payload>")
+        payload.downcast_ref::<String>().map(String::as_str)
     }
+}
+
+/// The text of a panic payload for a log line.
+fn message(payload: &(dyn Any + Send)) -> &str {
+    panic_message(payload).unwrap_or(NOT_A_STRING)
 }

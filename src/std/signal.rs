@@ -107,7 +107,7 @@ fn max_spinning() -> usize {
 /// The std [`Signal`]: a token word, an adaptive spin, then `thread::park`.
 ///
 /// ```
-/// use antpool::{Signal, StdSignal};
+/// use antpool::port::{Signal, StdSignal};
 /// use std::time::Duration;
 ///
 /// let s = StdSignal::new();
@@ -128,9 +128,10 @@ impl StdSignal {
     /// A signal for the calling thread to wait on.
     ///
     /// ```
-    /// let s = antpool::StdSignal::new();
+    /// let s = antpool::port::StdSignal::new();
     /// # drop(s);
     /// ```
+    #[must_use]
     pub fn new() -> Self {
         StdSignal {
             state: AtomicU32::new(EMPTY),

@@ -17,7 +17,8 @@ use crate::spawner::{Job, Spawner};
 /// its task back in [`SubmitError::SpawnFailed`](crate::SubmitError::SpawnFailed).
 ///
 /// ```
-/// use antpool::{Pool, StdSpawner};
+/// use antpool::Pool;
+/// use antpool::port::StdSpawner;
 /// let spawner = StdSpawner::new().name("io").stack_size(512 << 10);
 /// let pool = Pool::builder().capacity(2).spawner(spawner).build().unwrap();
 /// # drop(pool);
@@ -33,8 +34,9 @@ impl StdSpawner {
     /// Threads named `antpool-worker-{index}`, with the platform's stack size.
     ///
     /// ```
-    /// let _ = antpool::StdSpawner::new();
+    /// let _ = antpool::port::StdSpawner::new();
     /// ```
+    #[must_use]
     pub fn new() -> Self {
         StdSpawner {
             prefix: Arc::from("antpool-worker"),
@@ -46,8 +48,9 @@ impl StdSpawner {
     /// Names threads `"{prefix}-{index}"`, counting from 0.
     ///
     /// ```
-    /// let _ = antpool::StdSpawner::new().name("cpu");
+    /// let _ = antpool::port::StdSpawner::new().name("cpu");
     /// ```
+    #[must_use]
     pub fn name(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = Arc::from(prefix.into());
         self
@@ -56,8 +59,9 @@ impl StdSpawner {
     /// Gives each thread a stack of `bytes`.
     ///
     /// ```
-    /// let _ = antpool::StdSpawner::new().stack_size(1 << 20);
+    /// let _ = antpool::port::StdSpawner::new().stack_size(1 << 20);
     /// ```
+    #[must_use]
     pub fn stack_size(mut self, bytes: usize) -> Self {
         self.stack_size = Some(bytes);
         self

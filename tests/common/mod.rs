@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use antpool::{Job, Spawner, StdSpawner};
+use antpool::port::{Job, Spawner, StdSpawner};
 
 /// How long a test waits for something that should happen promptly.
 pub const PATIENCE: Duration = Duration::from_secs(10);
@@ -104,8 +104,8 @@ impl TestSpawner {
 }
 
 impl Spawner for TestSpawner {
-    type Signal = antpool::StdSignal;
-    type Lock = antpool::StdLock;
+    type Signal = antpool::port::StdSignal;
+    type Lock = antpool::port::StdLock;
 
     fn spawn(&self, job: Job) -> Result<(), Job> {
         let n = self.attempts.fetch_add(1, Ordering::SeqCst);
@@ -130,7 +130,7 @@ impl Spawner for TestSpawner {
             })
     }
 
-    fn signal(&self) -> antpool::StdSignal {
+    fn signal(&self) -> antpool::port::StdSignal {
         self.inner.signal()
     }
 }
@@ -149,7 +149,7 @@ impl RawJob {
 }
 
 /// A pool of `cap` on a counting spawner.
-pub type TestPool = antpool::Pool<antpool::IdleQueue, antpool::StdClock, TestSpawner>;
+pub type TestPool = antpool::Pool<antpool::IdleQueue, antpool::port::StdClock, TestSpawner>;
 
 pub fn counted_pool(cap: usize) -> (TestPool, TestSpawner) {
     let spawner = TestSpawner::new();
@@ -165,9 +165,9 @@ pub fn counted_pool(cap: usize) -> (TestPool, TestSpawner) {
 /// once all `n` have started.
 pub fn occupy<Q, C, S>(pool: &antpool::Pool<Q, C, S>, n: usize) -> Gate
 where
-    Q: antpool::WorkerQueue,
-    C: antpool::Clock,
-    S: antpool::Spawner,
+    Q: antpool::port::WorkerQueue,
+    C: antpool::port::Clock,
+    S: antpool::port::Spawner,
 {
     let gate = Gate::new();
     let started = Counter::new();
@@ -186,9 +186,9 @@ where
 /// Submits `n` tasks that count themselves; returns the counter.
 pub fn submit_counted<Q, C, S>(pool: &antpool::Pool<Q, C, S>, n: usize) -> Counter
 where
-    Q: antpool::WorkerQueue,
-    C: antpool::Clock,
-    S: antpool::Spawner,
+    Q: antpool::port::WorkerQueue,
+    C: antpool::port::Clock,
+    S: antpool::port::Spawner,
 {
     let done = Counter::new();
     for _ in 0..n {

@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 
-use antpool::{IdleWorker, Instant, WorkerId, WorkerQueue};
+use antpool::port::{IdleWorker, Instant, WorkerId, WorkerQueue};
 
 /// One step against a queue.
 #[derive(Clone, Copy, Debug)]

@@ -1,6 +1,6 @@
 //! [`TickClock`]: the kernel's tick count, extended to 64 bits.
 
-use antpool::{Clock, Instant};
+use antpool::port::{Clock, Instant};
 
 use crate::sys;
 use crate::{BaseType, TickType};

@@ -76,7 +76,7 @@ use core::ffi::{c_long, c_ulong, c_void};
 
 // The traits the crate docs above link to.
 #[cfg(doc)]
-use antpool::{Clock, Signal, Spawner};
+use antpool::port::{Clock, Signal, Spawner};
 
 mod clock;
 mod lock;

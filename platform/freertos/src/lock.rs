@@ -3,7 +3,7 @@
 use core::fmt;
 use core::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
-use antpool::lock_api::{GuardNoSend, RawMutex};
+use antpool::port::lock_api::{GuardNoSend, RawMutex};
 
 use crate::sys;
 
@@ -25,7 +25,7 @@ use crate::sys;
 /// not a growing `WorkerStack`.
 ///
 /// ```no_run
-/// use antpool::lock_api::RawMutex;
+/// use antpool::port::lock_api::RawMutex;
 /// use antpool_freertos::CriticalSection;
 ///
 /// // On a running FreeRTOS task:

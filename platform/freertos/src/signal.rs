@@ -4,7 +4,7 @@ use core::fmt;
 use core::ptr;
 use core::time::Duration;
 
-use antpool::{Signal, ticks_at_least};
+use antpool::port::{Signal, ticks_at_least};
 
 use crate::clock::wide;
 use crate::sys;
@@ -14,7 +14,7 @@ use crate::{TaskHandle, TickType, UBaseType};
 #[cfg(doc)]
 use crate::spawner::FreeRtosSpawner;
 #[cfg(doc)]
-use antpool::Spawner;
+use antpool::port::Spawner;
 
 /// A pool signal on FreeRTOS: one task-notification slot of the task that made
 /// it.
@@ -36,7 +36,7 @@ use antpool::Spawner;
 /// early.
 ///
 /// ```no_run
-/// use antpool::{Signal, Spawner};
+/// use antpool::port::{Signal, Spawner};
 /// use antpool_freertos::FreeRtosSpawner;
 /// use core::time::Duration;
 ///

@@ -4,7 +4,7 @@ use core::ffi::{CStr, c_void};
 use core::fmt;
 use core::ptr;
 
-use antpool::{Job, Spawner};
+use antpool::port::{Job, Spawner};
 
 use crate::lock::CriticalSection;
 use crate::signal::TaskSignal;
@@ -15,7 +15,7 @@ use crate::{StackWords, UBaseType};
 #[cfg(doc)]
 use crate::clock::TickClock;
 #[cfg(doc)]
-use antpool::Signal;
+use antpool::port::Signal;
 
 /// Starts pool workers as FreeRTOS tasks.
 ///

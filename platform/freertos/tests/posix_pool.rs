@@ -10,9 +10,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering::Relaxed};
 use std::time::Duration;
 
-use antpool::{
-    Options, PoolWithFunc, Signal, Spawner, StaticPoolWithFunc, SubmitError, WorkerRing,
-};
+use antpool::port::{Signal, Spawner};
+use antpool::{Options, PoolWithFunc, StaticPoolWithFunc, SubmitError, WorkerRing};
 use antpool_freertos::{CriticalSection, FreeRtosSpawner, TickClock};
 use antpool_freertos_sim::{Checks, delay, run, say, spawn_task, task_count, ticks, wait_until};
 
@@ -100,7 +99,7 @@ fn main() {
 /// The pool's lock on FreeRTOS has one holder at a time, its own task included
 /// (kernel critical sections nest; the lock must not).
 fn critical_section_has_one_holder(checks: &mut Checks) {
-    use antpool::lock_api::RawMutex;
+    use antpool::port::lock_api::RawMutex;
     say!("critical section");
     let lock = CriticalSection::INIT;
     lock.lock();
