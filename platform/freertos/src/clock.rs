@@ -29,6 +29,7 @@ impl TickClock {
     /// ```
     /// assert_eq!(antpool_freertos::TickClock::new(100).hz(), 100);
     /// ```
+    #[must_use = "a builder: use the one this returns"]
     pub const fn new(hz: u32) -> Self {
         TickClock { hz }
     }
@@ -38,6 +39,7 @@ impl TickClock {
     /// ```
     /// assert_eq!(antpool_freertos::TickClock::new(250).hz(), 250);
     /// ```
+    #[must_use]
     pub const fn hz(&self) -> u32 {
         self.hz
     }
@@ -51,6 +53,7 @@ impl TickClock {
     /// assert!(b >= a);
     /// # use antpool_freertos_sim as _; // links the kernel for this example
     /// ```
+    #[must_use]
     pub fn ticks(&self) -> u64 {
         let mut now = sys::TimeOut {
             overflow_count: 0,

@@ -65,6 +65,7 @@ impl FreeRtosSpawner {
     /// assert_eq!(spawner.get_notify_index(), 0);
     /// assert_eq!(spawner.get_tick_hz(), 1_000);
     /// ```
+    #[must_use = "a builder: use the one this returns"]
     pub const fn new() -> Self {
         FreeRtosSpawner {
             name: c"antpool",
@@ -81,6 +82,7 @@ impl FreeRtosSpawner {
     /// let spawner = antpool_freertos::FreeRtosSpawner::new().name(c"io");
     /// assert_eq!(spawner.get_name(), c"io");
     /// ```
+    #[must_use = "a builder: use the one this returns"]
     pub const fn name(mut self, name: &'static CStr) -> Self {
         self.name = name;
         self
@@ -94,6 +96,7 @@ impl FreeRtosSpawner {
     /// let spawner = antpool_freertos::FreeRtosSpawner::new().stack_words(1024);
     /// assert_eq!(spawner.get_stack_words(), 1024);
     /// ```
+    #[must_use = "a builder: use the one this returns"]
     pub const fn stack_words(mut self, words: StackWords) -> Self {
         self.stack_words = words;
         self
@@ -107,6 +110,7 @@ impl FreeRtosSpawner {
     /// let spawner = antpool_freertos::FreeRtosSpawner::new().priority(2);
     /// assert_eq!(spawner.get_priority(), 2);
     /// ```
+    #[must_use = "a builder: use the one this returns"]
     pub const fn priority(mut self, priority: UBaseType) -> Self {
         self.priority = priority;
         self
@@ -129,6 +133,7 @@ impl FreeRtosSpawner {
     /// let spawner = unsafe { antpool_freertos::FreeRtosSpawner::new().notify_index(1) };
     /// assert_eq!(spawner.get_notify_index(), 1);
     /// ```
+    #[must_use = "a builder: use the one this returns"]
     pub const unsafe fn notify_index(mut self, index: UBaseType) -> Self {
         self.notify_index = index;
         self
@@ -141,6 +146,7 @@ impl FreeRtosSpawner {
     /// let spawner = antpool_freertos::FreeRtosSpawner::new().tick_hz(100);
     /// assert_eq!(spawner.get_tick_hz(), 100);
     /// ```
+    #[must_use = "a builder: use the one this returns"]
     pub const fn tick_hz(mut self, hz: u32) -> Self {
         self.tick_hz = hz;
         self
@@ -151,6 +157,7 @@ impl FreeRtosSpawner {
     /// ```
     /// assert_eq!(antpool_freertos::FreeRtosSpawner::new().get_name(), c"antpool");
     /// ```
+    #[must_use]
     pub const fn get_name(&self) -> &'static CStr {
         self.name
     }
@@ -161,6 +168,7 @@ impl FreeRtosSpawner {
     /// use antpool_freertos::FreeRtosSpawner;
     /// assert_eq!(FreeRtosSpawner::new().get_stack_words(), FreeRtosSpawner::DEFAULT_STACK_WORDS);
     /// ```
+    #[must_use]
     pub const fn get_stack_words(&self) -> StackWords {
         self.stack_words
     }
@@ -171,6 +179,7 @@ impl FreeRtosSpawner {
     /// use antpool_freertos::FreeRtosSpawner;
     /// assert_eq!(FreeRtosSpawner::new().get_priority(), FreeRtosSpawner::DEFAULT_PRIORITY);
     /// ```
+    #[must_use]
     pub const fn get_priority(&self) -> UBaseType {
         self.priority
     }
@@ -180,6 +189,7 @@ impl FreeRtosSpawner {
     /// ```
     /// assert_eq!(antpool_freertos::FreeRtosSpawner::new().get_notify_index(), 0);
     /// ```
+    #[must_use]
     pub const fn get_notify_index(&self) -> UBaseType {
         self.notify_index
     }
@@ -189,6 +199,7 @@ impl FreeRtosSpawner {
     /// ```
     /// assert_eq!(antpool_freertos::FreeRtosSpawner::new().get_tick_hz(), 1_000);
     /// ```
+    #[must_use]
     pub const fn get_tick_hz(&self) -> u32 {
         self.tick_hz
     }
