@@ -1,7 +1,7 @@
 //! antpool against the pools a Rust user would otherwise pick.
 //!
 //! ```text
-//! cargo run --release -p antpool-bench -- all      # everything: tables, JSON, SVG charts
+//! cargo run --release -p antpool-bench -- all      # everything: tables, JSON, CSV, SVG charts
 //! cargo run --release -p antpool-bench -- smoke    # tiny sizes, one round (CI)
 //! cargo run --release -p antpool-bench -- all --runs 5 --only tiny,latency --out DIR
 //! cargo run --release -p antpool-bench -- all --baseline-exe /tmp/antpool-base/target/release/antpool-bench
@@ -13,24 +13,29 @@
 //! interleaved: `--runs N` rounds, each running every case once in an order
 //! shuffled per round (`--seed S`). Each child runs under `perf stat` when perf
 //! works here (context switches, CPU time); the busy cases run with a hog process
-//! spinning on the last CPU. The parent prints the ratio tables and a table of
-//! medians (min–max) per workload, and writes `results.json`, `tables.md` and one
-//! SVG chart per workload to the output folder (default `benches/results`);
-//! `report [DIR]` redraws the tables and charts from a `results.json`.
+//! spinning on the last CPU. Progress goes to stderr: a line per run, and a bar
+//! over all the runs on a terminal (`progress.rs`). The parent prints the ratio
+//! tables and a table of medians (min–max) per workload, and writes
+//! `results.json`, `results.csv` (every run's numbers, `csv.rs`), `tables.md`
+//! and one SVG chart per workload (plotters, `charts.rs`) to the output folder
+//! (default `benches/results`); `report [DIR]` redraws all but `results.json`
+//! from a `results.json`.
 
 mod cases;
+mod charts;
 mod child;
+mod csv;
 mod hog;
 mod measure;
 mod peers;
 mod perf;
+mod progress;
 mod ratios;
 mod report;
 mod rounds;
-mod svg;
 mod workloads;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -173,12 +178,10 @@ fn run_all(opts: Opts) {
         serde_json::to_string_pretty(&results).expect("json"),
     )
     .expect("write results.json");
-    svg::write_charts(&rows, &opts.out);
-    let table = report::table(&rows);
-    std::fs::write(opts.out.join("tables.md"), &table).expect("write tables.md");
+    let table = write_outputs(&rows, &opts.out);
     println!("{table}");
     println!(
-        "{} cases × {} round(s) in {:.0} s (seed {seed}, perf {}); wrote {} and the charts in {}",
+        "{} cases × {} round(s) in {:.0} s (seed {seed}, perf {}); wrote {}, results.csv, tables.md and the charts in {}",
         rows.len(),
         opts.runs,
         elapsed.as_secs_f64(),
@@ -196,6 +199,16 @@ fn run_all(opts: Opts) {
         eprintln!("some cases failed (see the table)");
         std::process::exit(1);
     }
+}
+
+/// Writes what is drawn from the rows into `dir`: the charts, `results.csv`
+/// and `tables.md`. Returns the tables.
+fn write_outputs(rows: &[report::Row], dir: &Path) -> String {
+    charts::write_charts(rows, dir);
+    std::fs::write(dir.join("results.csv"), csv::results_csv(rows)).expect("write results.csv");
+    let table = report::table(rows);
+    std::fs::write(dir.join("tables.md"), &table).expect("write tables.md");
+    table
 }
 
 fn main() {
@@ -217,10 +230,7 @@ fn main() {
             let text = std::fs::read_to_string(dir.join("results.json")).expect("results.json");
             let results: Value = serde_json::from_str(&text).expect("valid json");
             let rows = report::rows_from_json(&results);
-            svg::write_charts(&rows, &dir);
-            let table = report::table(&rows);
-            std::fs::write(dir.join("tables.md"), &table).expect("write tables.md");
-            println!("{table}");
+            println!("{}", write_outputs(&rows, &dir));
         }
         _ => {
             eprintln!("{USAGE}");

@@ -1,4 +1,4 @@
-//! Summaries, the tables and `results.json` (the charts are in `svg.rs`, the
+//! Summaries, the tables and `results.json` (the charts are in `charts.rs`, the
 //! ratio tables in `ratios.rs`).
 
 use std::collections::BTreeMap;

@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 
 use crate::cases::Case;
 use crate::child::Runner;
+use crate::progress::Progress;
 
 /// A small xorshift64 generator: the same seed gives the same orders.
 pub struct Rng(u64);
@@ -69,12 +70,13 @@ pub struct Outcome {
 }
 
 /// Runs `rounds` rounds of every case, shuffled per round from `seed`; progress
-/// on stderr. One outcome per case, in the order of `cases`.
+/// on stderr (`progress.rs`). One outcome per case, in the order of `cases`.
 pub fn run(cases: &[Case], rounds: usize, seed: u64, runner: &Runner) -> Vec<Outcome> {
     let mut rng = Rng::new(seed);
     let mut outcomes: Vec<Outcome> = cases.iter().map(|_| Outcome::default()).collect();
     let started = Instant::now();
     let workloads = by_workload(cases);
+    let mut progress = Progress::new((rounds * cases.len()) as u64);
     for round in 0..rounds {
         let mut order = workloads.clone();
         rng.shuffle(&mut order);
@@ -84,18 +86,22 @@ pub fn run(cases: &[Case], rounds: usize, seed: u64, runner: &Runner) -> Vec<Out
         let order: Vec<usize> = order.into_iter().flatten().collect();
         for (slot, &i) in order.iter().enumerate() {
             let case = &cases[i];
-            eprint!(
-                "round {}/{rounds} case {:>3}/{} {:<12} {:<22} {:<30} ",
-                round + 1,
-                slot + 1,
-                cases.len(),
-                case.family,
-                case.variant,
-                case.pool_name(),
+            let pool = case.pool_name();
+            progress.start(
+                format!(
+                    "round {}/{rounds} case {:>3}/{} {:<12} {:<22} {:<30}",
+                    round + 1,
+                    slot + 1,
+                    cases.len(),
+                    case.family,
+                    case.variant,
+                    pool,
+                ),
+                format!("{}, {}: {pool}", case.family, case.variant),
             );
             let outcome = &mut outcomes[i];
             if outcome.error.is_some() {
-                eprintln!("skipped (failed before)");
+                progress.finish("skipped (failed before)");
                 continue;
             }
             let t0 = Instant::now();
@@ -108,19 +114,24 @@ pub fn run(cases: &[Case], rounds: usize, seed: u64, runner: &Runner) -> Vec<Out
                         obj.insert("slot".into(), json!(slot + 1));
                     }
                     outcome.runs.push(metrics);
-                    eprintln!("ok {} ({} in all)", secs(took), secs(started.elapsed()));
+                    progress.finish(&format!(
+                        "ok {} ({} in all)",
+                        secs(took),
+                        secs(started.elapsed())
+                    ));
                 }
                 Err(e) => {
-                    eprintln!(
+                    progress.finish(&format!(
                         "FAILED {} ({} in all): {e}",
                         secs(took),
                         secs(started.elapsed())
-                    );
+                    ));
                     outcome.error = Some(e);
                 }
             }
         }
     }
+    progress.done();
     outcomes
 }
 
