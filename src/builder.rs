@@ -18,10 +18,21 @@ use crate::queue::WorkerQueue;
 use crate::spawner::Spawner;
 
 /// Marks a [`Builder`] that builds a [`Pool`].
+///
+/// ```
+/// let builder: antpool::Builder<antpool::ForPool, _, _, _> = antpool::Pool::builder();
+/// assert_eq!(builder.capacity(2).build().unwrap().cap(), Some(2));
+/// ```
 #[derive(Debug, Default, Clone, Copy)]
 pub struct ForPool;
 
 /// Marks a [`Builder`] that builds a [`PoolWithFunc`] over `func`.
+///
+/// ```
+/// let builder: antpool::Builder<antpool::ForFunc<u8, _>, _, _, _> =
+///     antpool::PoolWithFunc::builder(|n: u8| assert!(n < 9));
+/// builder.capacity(1).build().unwrap().invoke(3).unwrap();
+/// ```
 #[derive(Debug)]
 pub struct ForFunc<A, F> {
     func: F,
@@ -38,6 +49,11 @@ impl<A, F: Clone> Clone for ForFunc<A, F> {
 }
 
 /// Builds a [`Pool`]: [`Pool::builder`] (std) or [`Pool::builder_with`].
+///
+/// ```
+/// let builder: antpool::PoolBuilder = antpool::Pool::builder().capacity(3);
+/// assert_eq!(builder.build().unwrap().cap(), Some(3));
+/// ```
 #[cfg(feature = "std")]
 pub type PoolBuilder<Q = crate::IdleQueue, C = crate::std::StdClock, S = crate::std::StdSpawner> =
     Builder<ForPool, Q, C, S>;
@@ -47,6 +63,13 @@ pub type PoolBuilder<Q, C, S> = Builder<ForPool, Q, C, S>;
 
 /// Builds a [`PoolWithFunc`]: [`PoolWithFunc::builder`] (std) or
 /// [`PoolWithFunc::builder_with`].
+///
+/// ```
+/// fn work(_: u32) {}
+/// let builder: antpool::PoolWithFuncBuilder<u32, fn(u32)> =
+///     antpool::PoolWithFunc::builder(work as fn(u32)).unbounded();
+/// assert_eq!(builder.build().unwrap().cap(), None);
+/// ```
 #[cfg(feature = "std")]
 pub type PoolWithFuncBuilder<
     A,

@@ -90,13 +90,38 @@ pub use signal::TaskSignal;
 pub use spawner::FreeRtosSpawner;
 
 /// FreeRTOS's `BaseType_t` (`long` on the Posix, Cortex-M and RISC-V ports).
+///
+/// ```
+/// let pd_pass: antpool_freertos::BaseType = 1;
+/// # assert_eq!(pd_pass, 1);
+/// ```
 pub type BaseType = c_long;
 /// FreeRTOS's `UBaseType_t` (task priorities, notification indices).
+///
+/// ```
+/// let priority: antpool_freertos::UBaseType = 2;
+/// # assert_eq!(priority, 2);
+/// ```
 pub type UBaseType = c_ulong;
 /// FreeRTOS's `TickType_t`: 64 bits on the Posix port, 32 on Cortex-M.
+///
+/// ```
+/// let timeout: antpool_freertos::TickType = 100;
+/// # assert_eq!(timeout, 100);
+/// ```
 pub type TickType = c_ulong;
 /// FreeRTOS's `configSTACK_DEPTH_TYPE` (by default `StackType_t`): a stack size
 /// in words, not bytes.
+///
+/// ```
+/// let stack: antpool_freertos::StackWords = 1024; // 4 KiB on a 32-bit core
+/// # assert_eq!(stack, 1024);
+/// ```
 pub type StackWords = c_ulong;
 /// FreeRTOS's `TaskHandle_t`.
+///
+/// ```
+/// let none: antpool_freertos::TaskHandle = core::ptr::null_mut();
+/// # assert!(none.is_null());
+/// ```
 pub type TaskHandle = *mut c_void;

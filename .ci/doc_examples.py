@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Every public item of a crate has a doc example.
+
+Reads the rustdoc JSON that cargo-public-api leaves behind (the public API
+step of .ci/run, on its pinned nightly) and lists each public item of the
+crate itself (functions, methods, types, traits, constants, modules' items)
+whose docs hold no code block. Items of trait impls are the trait's business;
+fields and variants are described by their parent's example.
+
+usage: doc_examples.py target/api/doc/antpool.json [...]
+"""
+import json
+import sys
+
+SKIPPED_KINDS = {"impl", "use", "module", "struct_field", "variant", "assoc_type", "assoc_const"}
+
+
+def missing_examples(path):
+    index = json.load(open(path))["index"]
+    in_trait_impls = set()
+    for item in index.values():
+        impl = item.get("inner", {}).get("impl")
+        if impl and (impl.get("trait") is not None or impl.get("blanket_impl") is not None
+                     or impl.get("is_synthetic")):
+            in_trait_impls.update(str(i) for i in impl.get("items", []))
+    for key, item in index.items():
+        if item.get("crate_id") != 0 or item.get("visibility") != "public":
+            continue
+        kind = next(iter(item.get("inner") or {"?": None}))
+        if kind in SKIPPED_KINDS or key in in_trait_impls:
+            continue
+        if "```" not in (item.get("docs") or ""):
+            span = item.get("span") or {}
+            yield f"{span.get('filename')}:{(span.get('begin') or [0])[0]}: {kind} {item.get('name')}"
+
+
+def main():
+    bad = [line for path in sys.argv[1:] for line in missing_examples(path)]
+    for line in sorted(bad):
+        print(f"no doc example: {line}")
+    if bad:
+        sys.exit(f"{len(bad)} public item(s) without a doc example")
+    print(f"every public item has a doc example ({', '.join(sys.argv[1:])})")
+
+
+if __name__ == "__main__":
+    main()
