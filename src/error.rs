@@ -160,6 +160,9 @@ pub enum BuildError {
     /// [`StaticPoolWithFunc`](crate::StaticPoolWithFunc) — above its `N` worker
     /// slots (an unbounded static pool included).
     CapacityTooLarge,
+    /// `antpool::configure` came after the default pool was configured or
+    /// first used: it is made once.
+    DefaultPoolExists,
 }
 
 impl BuildError {
@@ -191,6 +194,9 @@ impl BuildError {
             }
             BuildError::CapacityTooLarge => {
                 "invalid capacity: more workers than the pool can hold (MAX_CAPACITY, or a static pool's N slots)"
+            }
+            BuildError::DefaultPoolExists => {
+                "the default pool already exists: configure it once, before its first use"
             }
         }
     }

@@ -103,10 +103,13 @@ macro_rules! lifecycle_methods {
             self.engine.purge()
         }
 
-        #[doc = "Closes the pool: idle workers exit, blocked submitters get"]
-        #[doc = "[`SubmitError::Closed`](crate::SubmitError::Closed) with their task, busy"]
-        #[doc = "workers exit after their task, and later submits are rejected. Does not"]
-        #[doc = "wait; a second call does nothing."]
+        #[doc = "Closes the pool: later submits are rejected, blocked submitters get"]
+        #[doc = "[`SubmitError::Closed`](crate::SubmitError::Closed) with their task, and"]
+        #[doc = "tasks already queued still run: the workers finish them, then exit (idle"]
+        #[doc = "ones at once). Does not wait — the tasks run on detached workers, which"]
+        #[doc = "end with the process if `main` returns first: `wait_idle_timeout` waits"]
+        #[doc = "for them, `release_timeout` for the workers to exit, and `release_drain`"]
+        #[doc = "takes back the queued tasks instead. A second call does nothing."]
         #[doc = ""]
         #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n")]
         #[doc = "pool.release();\nassert!(pool.is_closed());\n```"]

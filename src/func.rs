@@ -12,6 +12,8 @@
 //! `alloc` feature, and features must only add.)
 
 #[cfg(feature = "alloc")]
+use crate::owner::Owner;
+#[cfg(feature = "alloc")]
 use alloc::sync::Arc;
 use core::fmt;
 
@@ -73,6 +75,8 @@ macro_rules! pool_with_func_struct {
             S: Spawner,
         {
             engine: Arc<FuncEngine<A, F, Q, C, S>>,
+            /// Shared by this handle's clones; the last one releases the pool.
+            owner: Arc<Owner<FuncFlavor<A, F, Q, C, S>>>,
         }
     };
 }
@@ -183,7 +187,10 @@ where
     S: Spawner,
 {
     pub(crate) fn from_engine(engine: Arc<FuncEngine<A, F, Q, C, S>>) -> Self {
-        PoolWithFunc { engine }
+        PoolWithFunc {
+            owner: Owner::new(engine.clone()),
+            engine,
+        }
     }
 
     pub(crate) fn engine(&self) -> &Arc<FuncEngine<A, F, Q, C, S>> {
@@ -322,8 +329,18 @@ where
     }
 }
 
+/// Another handle to the same pool, as [`Pool`](crate::Pool)'s `clone`: the
+/// pool is released when the last handle is dropped.
+///
+/// ```
+/// let pool = antpool::PoolWithFunc::new(2, |n: u32| assert!(n < 100)).unwrap();
+/// let handle = pool.clone();
+/// std::thread::spawn(move || handle.invoke(7).unwrap()).join().unwrap();
+/// pool.wait_idle();
+/// assert_eq!(pool.stats().completed, 1);
+/// ```
 #[cfg(feature = "alloc")]
-impl<A, F, Q, C, S> Drop for PoolWithFunc<A, F, Q, C, S>
+impl<A, F, Q, C, S> Clone for PoolWithFunc<A, F, Q, C, S>
 where
     A: Send + 'static,
     F: WorkFn<A>,
@@ -331,8 +348,11 @@ where
     C: Clock,
     S: Spawner,
 {
-    fn drop(&mut self) {
-        self.engine.release();
+    fn clone(&self) -> Self {
+        PoolWithFunc {
+            engine: self.engine.clone(),
+            owner: self.owner.clone(),
+        }
     }
 }
 

@@ -29,7 +29,7 @@
 //! | one function over many arguments | [`PoolWithFunc`] | `invoke(arg)`, `call(arg)` → [`JoinHandle`]; no allocation per task |
 //! | no heap, or a pool in a `static` | [`StaticPoolWithFunc`] | the same, with its `N` worker slots inline; on any platform through [`port`] |
 //! | many submitters on many cores | [`MultiPool`], [`MultiPoolWithFunc`] | `n` pools behind one face, by [`LoadBalancing`] |
-//! | an occasional task, no setup | [`submit`], [`spawn`] | the default pool: unbounded, created on first use |
+//! | an occasional task, no setup | [`submit`], [`spawn`] | the default pool: unbounded, created on first use (or [`configure`]d once before) |
 //!
 //! Every pool blocks a submitter while saturated by default; `nonblocking`
 //! rejects instead ([`SubmitError::Overload`], with the task), and
@@ -132,6 +132,8 @@ mod func;
 mod multi;
 mod options;
 #[cfg(feature = "alloc")]
+mod owner;
+#[cfg(feature = "alloc")]
 mod pool;
 pub mod port;
 mod queue;
@@ -160,7 +162,7 @@ pub use queue::{IdleQueue, WorkerRingBuf, WorkerStack};
 pub use stats::Stats;
 #[cfg(feature = "std")]
 pub use std::global::{
-    cap, free, reboot, release, release_timeout, running, spawn, submit, wait_idle,
+    cap, configure, free, reboot, release, release_timeout, running, spawn, submit, wait_idle,
 };
 #[cfg(feature = "std")]
 pub use std::{JoinError, JoinHandle, PanicHandler, panic_message};

@@ -12,6 +12,7 @@ use crate::engine::{Engine, Mode, Parts, Slot};
 use crate::error::BuildError;
 use crate::error::SubmitError;
 use crate::exec::{Guarded, RunTask};
+use crate::owner::Owner;
 use crate::queue::{IdleQueue, WorkerQueue};
 use crate::spawner::Spawner;
 use crate::task::{SmallTask, Task};
@@ -34,9 +35,10 @@ macro_rules! pool_struct {
         /// the platform `S`; with `std` they default to OS threads, so the
         /// common case names none of them.
         ///
-        /// Dropping a pool releases it (idle workers exit now, busy ones after
-        /// their task); call [`release_timeout`](Pool::release_timeout) first to
-        /// wait for them.
+        /// Cloning a pool gives another handle to it. Dropping the last handle
+        /// releases the pool (see [`release`](Pool::release): queued tasks still
+        /// run, and idle workers exit now, busy ones after the queue is done);
+        /// call [`release_timeout`](Pool::release_timeout) first to wait for them.
         ///
         /// ```
         /// use antpool::Pool;
@@ -61,6 +63,8 @@ macro_rules! pool_struct {
             S: Spawner,
         {
             engine: Arc<PoolEngine<Q, C, S>>,
+            /// Shared by this handle's clones; the last one releases the pool.
+            owner: Arc<Owner<PoolFlavor<Q, C, S>>>,
         }
     };
 }
@@ -137,7 +141,10 @@ impl<C: Clock, S: Spawner> Pool<IdleQueue, C, S> {
 
 impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     pub(crate) fn from_engine(engine: Arc<PoolEngine<Q, C, S>>) -> Self {
-        Pool { engine }
+        Pool {
+            owner: Owner::new(engine.clone()),
+            engine,
+        }
     }
 
     pub(crate) fn engine(&self) -> &Arc<PoolEngine<Q, C, S>> {
@@ -307,9 +314,31 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
 
 crate::face::unwind_safe!([Q, C, S] Pool<Q, C, S> where Q: WorkerQueue, C: Clock, S: Spawner);
 
-impl<Q: WorkerQueue, C: Clock, S: Spawner> Drop for Pool<Q, C, S> {
-    fn drop(&mut self) {
-        self.engine.release();
+/// Another handle to the same pool (two reference counts, no new worker):
+/// submit from anywhere without wrapping the pool in an `Arc`. Every handle
+/// sees and controls the one pool (`release` on any closes it for all), and
+/// the pool is released when the last handle is dropped.
+///
+/// ```
+/// use std::time::Duration;
+/// let pool = antpool::Pool::new(2).unwrap();
+/// let handle = pool.clone();
+/// let producer = std::thread::spawn(move || {
+///     for _ in 0..10 {
+///         handle.submit(|| ()).unwrap();
+///     }
+/// }); // `handle` is dropped here: the pool stays open for `pool`
+/// producer.join().unwrap();
+/// pool.wait_idle();
+/// assert_eq!(pool.stats().completed, 10);
+/// pool.release_timeout(Duration::from_secs(5)).unwrap();
+/// ```
+impl<Q: WorkerQueue, C: Clock, S: Spawner> Clone for Pool<Q, C, S> {
+    fn clone(&self) -> Self {
+        Pool {
+            engine: self.engine.clone(),
+            owner: self.owner.clone(),
+        }
     }
 }
 

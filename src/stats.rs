@@ -4,8 +4,8 @@
 /// is one relaxed atomic load, and no lock is taken. Fields are read one after
 /// another, so under load they may be a few events apart from each other.
 ///
-/// The event counts (`completed`, `panicked`, `spawned`, `retired`) run from the
-/// pool's creation and wrap around at `usize::MAX`.
+/// The event counts (`completed`, `panicked`, `spawned`, `retired`, `rejected`)
+/// run from the pool's creation and wrap around at `usize::MAX`.
 ///
 /// ```
 /// use std::time::Duration;
@@ -20,7 +20,10 @@
 /// assert_eq!(stats.panicked, 1);
 /// assert!(stats.spawned <= 2);
 /// assert_eq!(stats.queued, 0);
-/// # pool.release_timeout(Duration::from_secs(5)).unwrap();
+/// assert_eq!(stats.rejected, 0);
+/// pool.release_timeout(Duration::from_secs(5)).unwrap();
+/// assert!(pool.submit(|| ()).is_err()); // closed: handed back, and counted
+/// assert_eq!(pool.stats().rejected, 1);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -42,4 +45,8 @@ pub struct Stats {
     pub spawned: usize,
     /// Worker threads that ended (expired, shrunk, released).
     pub retired: usize,
+    /// Submissions handed back to their caller: `Overload`, `Closed` and
+    /// `SpawnFailed` alike (a blocked submit that later got room is not one).
+    /// For a multi-pool, the submissions the multi-pool as a whole refused.
+    pub rejected: usize,
 }

@@ -36,5 +36,12 @@ fn the_default_pool_is_created_on_first_use_and_can_be_released_and_rebooted() {
 
     antpool::reboot();
     assert_eq!(antpool::spawn(|| "again").unwrap().join().unwrap(), "again");
+
+    // Used already: it cannot be configured any more, and stays as it is.
+    assert_eq!(
+        antpool::configure(antpool::Pool::builder().capacity(2)),
+        Err(antpool::BuildError::DefaultPoolExists)
+    );
+    assert_eq!(antpool::cap(), None, "still the unbounded default");
     antpool::release();
 }

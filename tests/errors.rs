@@ -80,6 +80,8 @@ fn every_error_has_its_own_message_and_is_an_error() {
         BuildError::InvalidPreAllocSize,
         BuildError::InvalidMultiPoolSize,
         BuildError::QueueUnsupported,
+        BuildError::CapacityTooLarge,
+        BuildError::DefaultPoolExists,
     ]
     .iter()
     .map(|e| e.to_string())

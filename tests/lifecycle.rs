@@ -182,3 +182,34 @@ fn pool_with_func_has_the_same_lifecycle() {
     pool.tune(3);
     assert_eq!(pool.cap(), Some(3));
 }
+
+#[test]
+fn clones_share_one_pool_and_the_last_one_dropped_releases_it() {
+    let spawner = common::TestSpawner::new();
+    let pool = Pool::builder()
+        .capacity(2)
+        .disable_purge(true) // workers leave only when the pool is released
+        .spawner(spawner.clone())
+        .build()
+        .unwrap();
+    let clone = pool.clone();
+    clone.submit(|| ()).unwrap();
+    assert!(pool.wait_idle_timeout(Duration::from_secs(5)));
+    assert_eq!(pool.stats().completed, 1, "one pool behind both handles");
+    assert_eq!(spawner.live(), 1);
+
+    drop(clone);
+    assert!(!pool.is_closed(), "dropping a clone leaves the pool open");
+    pool.submit(|| ()).unwrap();
+    assert!(pool.wait_idle_timeout(Duration::from_secs(5)));
+    assert_eq!(spawner.live(), 1, "the worker stayed");
+
+    let last = pool.clone();
+    drop(pool);
+    assert!(!last.is_closed());
+    drop(last);
+    assert!(
+        common::eventually(|| spawner.live() == 0),
+        "the last handle's drop released the pool"
+    );
+}

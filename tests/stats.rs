@@ -64,3 +64,74 @@ fn stats_follow_a_pool_through_its_life() {
     assert!(eventually(|| pool.stats().retired == 2));
     assert!(eventually(|| spawner.live() == 0));
 }
+
+#[test]
+fn every_submission_handed_back_is_counted_as_rejected_and_no_other() {
+    let pool = Arc::new(
+        Pool::builder()
+            .capacity(1)
+            .max_blocking_tasks(1)
+            .build()
+            .unwrap(),
+    );
+    let gate = occupy(&pool, 1);
+    // Overload: the only worker is busy and `try_submit` may not wait.
+    assert!(pool.try_submit(|| ()).unwrap_err().is_overload());
+    // A blocked submit that later gets room is not a rejection...
+    let p = pool.clone();
+    let blocked = thread::spawn(move || p.submit(|| ()).unwrap());
+    assert!(eventually(|| pool.waiting() == 1));
+    // ... and with `max_blocking_tasks` reached, one more is Overload.
+    assert!(pool.submit(|| ()).unwrap_err().is_overload());
+    assert_eq!(pool.stats().rejected, 2);
+    gate.open();
+    blocked.join().unwrap();
+    assert!(pool.wait_idle_timeout(Duration::from_secs(5)));
+    assert_eq!(pool.stats().rejected, 2);
+    // Closed.
+    pool.release_timeout(Duration::from_secs(5)).unwrap();
+    assert!(pool.submit(|| ()).unwrap_err().is_closed());
+    assert!(pool.spawn(|| 1).unwrap_err().is_closed());
+    assert_eq!(pool.stats().rejected, 4);
+    // SpawnFailed.
+    let failing = Pool::builder()
+        .capacity(2)
+        .spawner(TestSpawner::failing(|_| true))
+        .build()
+        .unwrap();
+    assert!(failing.submit(|| ()).unwrap_err().is_spawn_failed());
+    assert_eq!(failing.stats().rejected, 1);
+}
+
+#[test]
+fn a_multipool_counts_what_it_refused_not_what_one_pool_passed_on() {
+    use antpool::{LoadBalancing, MultiPool};
+    let mp = MultiPool::from_builder(
+        2,
+        LoadBalancing::RoundRobin,
+        Pool::builder()
+            .capacity(1)
+            .nonblocking(true)
+            .expiry(Duration::from_millis(10)),
+    )
+    .unwrap();
+    let gate = common::Gate::new();
+    // Round robin: the first task holds pool 0, the second runs on pool 1 and
+    // ends (its worker then expires, so pool 1 has the fewest workers); the
+    // third is offered to pool 0 first, which is full, and passes it on to
+    // the pool with the fewest: taken, so no rejection.
+    let g = gate.clone();
+    mp.submit(move || g.wait()).unwrap();
+    mp.submit(|| ()).unwrap();
+    assert!(eventually(
+        || mp.running_by_index(1) == Some(0) && mp.stats().completed == 1
+    ));
+    let g = gate.clone();
+    mp.submit(move || g.wait()).unwrap();
+    assert_eq!(mp.stats().rejected, 0);
+    // Both pools held: the next is refused by both, one rejection in all.
+    assert!(mp.try_submit(|| ()).unwrap_err().is_overload());
+    assert_eq!(mp.stats().rejected, 1);
+    gate.open();
+    mp.release_timeout(Duration::from_secs(5)).unwrap();
+}

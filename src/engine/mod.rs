@@ -268,6 +268,8 @@ struct Counters {
     panicked: UntrackedUsize,
     spawned: UntrackedUsize,
     retired: UntrackedUsize,
+    /// Submissions handed back to their caller (counted on the cold path).
+    rejected: UntrackedUsize,
     /// Worker threads that have not ended yet, plus reservations: what
     /// `release_timeout` waits for (with the word's `threads`, which a
     /// reservation raises first). Read and lowered under the cold lock.
@@ -343,6 +345,7 @@ impl<F: Flavor> Engine<F> {
                     panicked: UntrackedUsize::new(0),
                     spawned: UntrackedUsize::new(0),
                     retired: UntrackedUsize::new(0),
+                    rejected: UntrackedUsize::new(0),
                     live: UntrackedUsize::new(0),
                     waiting: UntrackedUsize::new(0),
                 }),
@@ -408,6 +411,7 @@ impl<F: Flavor> Engine<F> {
             panicked: self.counters.panicked.load(Relaxed),
             spawned: self.counters.spawned.load(Relaxed),
             retired: self.counters.retired.load(Relaxed),
+            rejected: self.counters.rejected.load(Relaxed),
         }
     }
 

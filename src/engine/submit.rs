@@ -73,6 +73,19 @@ impl<F: Flavor> Engine<F> {
     /// Hands `task` to the pool: see the module docs.
     pub(crate) fn submit<H: EngineRef<Self>>(
         handle: &H,
+        task: F::Task,
+        mode: Mode,
+    ) -> Result<(), SubmitError<F::Task>> {
+        let result = Self::submit_or_hand_back(handle, task, mode);
+        if result.is_err() {
+            handle.engine().counters.rejected.fetch_add(1, Relaxed);
+        }
+        result
+    }
+
+    /// [`submit`](Self::submit), before the rejection is counted.
+    fn submit_or_hand_back<H: EngineRef<Self>>(
+        handle: &H,
         mut task: F::Task,
         mode: Mode,
     ) -> Result<(), SubmitError<F::Task>> {

@@ -56,6 +56,9 @@ pub(crate) struct Shards<P> {
     balancing: LoadBalancing,
     next: AtomicUsize,
     closed: AtomicBool,
+    /// Submissions the multi-pool refused (a pool's refusal that another pool
+    /// then took is not one).
+    rejected: AtomicUsize,
 }
 
 impl<P: Shard> Shards<P> {
@@ -73,6 +76,7 @@ impl<P: Shard> Shards<P> {
             balancing,
             next: AtomicUsize::new(0),
             closed: AtomicBool::new(false),
+            rejected: AtomicUsize::new(0),
         })
     }
 
@@ -119,6 +123,15 @@ impl<P: Shard> Shards<P> {
     }
 
     pub(super) fn submit(&self, task: TaskOf<P>, mode: Mode) -> Result<(), SubmitError<TaskOf<P>>> {
+        let result = self.place(task, mode);
+        if result.is_err() {
+            self.rejected.fetch_add(1, Ordering::Relaxed);
+        }
+        result
+    }
+
+    /// [`submit`](Self::submit), before the rejection is counted.
+    fn place(&self, task: TaskOf<P>, mode: Mode) -> Result<(), SubmitError<TaskOf<P>>> {
         if self.closed.load(Ordering::Acquire) {
             return Err(SubmitError::Closed(task));
         }
@@ -152,7 +165,8 @@ impl<P: Shard> Shards<P> {
     }
 
     pub(super) fn stats(&self) -> Stats {
-        self.engines()
+        let mut sum = self
+            .engines()
             .map(|e| e.stats())
             .fold(Stats::default(), |a, b| Stats {
                 running: a.running + b.running,
@@ -163,7 +177,11 @@ impl<P: Shard> Shards<P> {
                 panicked: a.panicked.wrapping_add(b.panicked),
                 spawned: a.spawned.wrapping_add(b.spawned),
                 retired: a.retired.wrapping_add(b.retired),
-            })
+                rejected: 0,
+            });
+        // Not the pools' sum: a pool's refusal that another took is no rejection.
+        sum.rejected = self.rejected.load(Ordering::Relaxed);
+        sum
     }
 
     pub(super) fn tune(&self, capacity: usize) {

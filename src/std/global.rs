@@ -1,5 +1,5 @@
 //! The default pool: an unbounded [`Pool`] behind free functions, created on first
-//! use.
+//! use — or, configured once before that, any pool the builder makes.
 //!
 //! Unlike ants' package-level pool, nothing exists until a function here is first
 //! called, and no thread exists until the first task: importing antpool starts
@@ -8,7 +8,8 @@
 use ::std::sync::OnceLock;
 use core::time::Duration;
 
-use crate::error::{ReleaseError, SubmitError};
+use crate::builder::PoolBuilder;
+use crate::error::{BuildError, ReleaseError, SubmitError};
 use crate::pool::Pool;
 use crate::task::Task;
 
@@ -19,15 +20,51 @@ fn pool() -> &'static Pool {
     DEFAULT.get_or_init(Pool::unbounded)
 }
 
-/// Runs `task` on the default pool: an unbounded pool, so it never blocks and
-/// never rejects while open; a worker is started whenever none is idle.
+/// Makes the default pool from `builder` instead of the unbounded default, as
+/// rayon's `build_global` does: once, before the pool's first use (any
+/// function of this module but the read-only `running`, `cap`, `free` and
+/// `wait_idle`). A capacity bounds how many threads `antpool::spawn` calls
+/// across a whole program start; a pool that blocks at capacity makes them wait.
+///
+/// # Errors
+///
+/// The builder's own [`BuildError`] for invalid options, and
+/// [`BuildError::DefaultPoolExists`] if the default pool was already configured
+/// or used (it is then left as it is).
+///
+/// ```
+/// # use std::time::Duration;
+/// antpool::configure(antpool::Pool::builder().capacity(2).max_queued_tasks(1_000))?;
+/// assert_eq!(antpool::cap(), Some(2));
+/// for _ in 0..10 {
+///     antpool::submit(|| ())?; // queued beyond the two workers, never a third thread
+/// }
+/// antpool::wait_idle();
+/// assert_eq!(
+///     antpool::configure(antpool::Pool::builder().capacity(8)),
+///     Err(antpool::BuildError::DefaultPoolExists)
+/// );
+/// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+/// ```
+pub fn configure(builder: PoolBuilder) -> Result<(), BuildError> {
+    let made = builder.build()?;
+    // Built, and never used, if another was there first: dropping it releases
+    // a pool that started no thread.
+    DEFAULT
+        .set(made)
+        .map_err(|_unused| BuildError::DefaultPoolExists)
+}
+
+/// Runs `task` on the default pool: unbounded unless [`configure`]d otherwise,
+/// so by default it never blocks and never rejects while open; a worker is
+/// started whenever none is idle.
 ///
 /// # Errors
 ///
 /// [`SubmitError::Closed`] with the task after [`release`](crate::release) (until
 /// [`reboot`](crate::reboot)); [`SubmitError::SpawnFailed`] with the task when no idle
-/// worker was free and the OS could not start a thread. The default pool is unbounded: it
-/// never returns `Overload`.
+/// worker was free and the OS could not start a thread. The default pool, unbounded,
+/// never returns `Overload`; one [`configure`]d otherwise returns what its options say.
 ///
 /// ```
 /// let (tx, rx) = std::sync::mpsc::channel();
@@ -69,7 +106,8 @@ pub fn running() -> usize {
     DEFAULT.get().map_or(0, Pool::running)
 }
 
-/// The default pool's capacity: always `None` (it is unbounded).
+/// The default pool's capacity: `None` (unbounded) unless it was
+/// [`configure`]d with one.
 ///
 /// ```
 /// assert_eq!(antpool::cap(), None);
@@ -78,7 +116,8 @@ pub fn cap() -> Option<usize> {
     DEFAULT.get().and_then(Pool::cap)
 }
 
-/// The default pool's free slots: always `None` (it is unbounded).
+/// The default pool's free slots: `None` (unbounded) unless it was
+/// [`configure`]d with a capacity.
 ///
 /// ```
 /// assert_eq!(antpool::free(), None);
