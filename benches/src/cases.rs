@@ -7,7 +7,7 @@ use crate::workloads::Workload;
 /// One measured configuration: a workload's variant and the peer it runs on.
 #[derive(Clone, Debug)]
 pub struct Case {
-    /// Workload family: sleepy, tiny, latency, idle, backpressure.
+    /// Workload family: sleepy, tiny, latency, idle, backpressure, medium.
     pub family: &'static str,
     /// The variant's label, e.g. "cap 10000".
     pub variant: String,
@@ -53,6 +53,13 @@ pub struct Sizes {
     idle_ms: u64,
     /// backpressure: tasks.
     backpressure_tasks: usize,
+    /// medium: each variant's task, µs of CPU (as calibrated; `--medium-us`).
+    pub medium_task_us: Vec<u64>,
+    /// medium: the CPU work of a run, µs (tasks = this ÷ the task's µs).
+    medium_work_us: u64,
+    /// medium: ns a round of the checksum takes here (`medium::calibrate`;
+    /// set by `calibrated`).
+    medium_ns_per_round: f64,
 }
 
 impl Sizes {
@@ -69,6 +76,10 @@ impl Sizes {
             // measures idling, not threads exiting.
             idle_ms: 800,
             backpressure_tasks: 40_000,
+            medium_task_us: vec![1, 10, 100],
+            // 1 s of CPU a run: 100 000 tasks of 10 µs.
+            medium_work_us: 1_000_000,
+            medium_ns_per_round: 1.0,
         }
     }
 
@@ -83,7 +94,31 @@ impl Sizes {
             idle_workers: 50,
             idle_ms: 100,
             backpressure_tasks: 2_000,
+            medium_task_us: vec![1, 10, 100],
+            medium_work_us: 20_000,
+            medium_ns_per_round: 1.0,
         }
+    }
+
+    /// These sizes with the checksum of the medium family calibrated on this
+    /// machine (see `medium::calibrate`), and said so on stderr.
+    pub fn calibrated(mut self) -> Self {
+        self.medium_ns_per_round = crate::medium::calibrate();
+        eprintln!(
+            "medium: a checksum round takes {:.3} ns here; tasks of {}",
+            self.medium_ns_per_round,
+            self.medium_task_us
+                .iter()
+                .map(|&us| format!("{us} µs = {} rounds", self.medium_rounds(us)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        self
+    }
+
+    /// The checksum's rounds for a task of `us` µs.
+    fn medium_rounds(&self, us: u64) -> u64 {
+        ((us as f64 * 1e3 / self.medium_ns_per_round).round() as u64).max(1)
     }
 }
 
@@ -254,6 +289,32 @@ pub fn cases(sizes: &Sizes, only: &[String], base: bool) -> Vec<Case> {
             );
         }
     }
+    if wanted("medium") {
+        let cap = std::thread::available_parallelism().map_or(1, |n| n.get());
+        for &us in &sizes.medium_task_us {
+            let rounds = sizes.medium_rounds(us);
+            let task_ns = (rounds as f64 * sizes.medium_ns_per_round).round() as u64;
+            let tasks = (sizes.medium_work_us / us.max(1)).max(1) as usize;
+            let workload = Workload::Medium {
+                cap,
+                tasks,
+                rounds,
+                task_ns,
+            };
+            let variant = format!("{us} µs tasks, cap {cap}");
+            let note = format!("{tasks} tasks × {rounds} rounds (~{task_ns} ns)");
+            for kind in crate::medium::POOLS {
+                push(
+                    "medium",
+                    variant.clone(),
+                    workload,
+                    Some(kind),
+                    note.clone(),
+                    false,
+                );
+            }
+        }
+    }
     if base {
         let mut with_base = Vec::with_capacity(cases.len() * 2);
         for case in cases {
@@ -295,6 +356,12 @@ pub fn measure_args(case: &Case) -> Vec<String> {
             submitters,
             task_us,
         } => format!("backpressure {cap} {tasks} {submitters} {task_us}"),
+        Workload::Medium {
+            cap,
+            tasks,
+            rounds,
+            task_ns,
+        } => format!("medium {cap} {tasks} {rounds} {task_ns}"),
     };
     let mut args = vec!["measure".to_string(), pool];
     args.extend(w.split(' ').map(String::from));
@@ -344,6 +411,12 @@ pub fn parse_measure(args: &[String]) -> (Option<Kind>, Workload) {
             tasks: n(3),
             submitters: n(4),
             task_us: num(5),
+        },
+        "medium" => Workload::Medium {
+            cap: n(2),
+            tasks: n(3),
+            rounds: num(4),
+            task_ns: num(5),
         },
         other => panic!("unknown workload {other}"),
     };

@@ -45,6 +45,12 @@ fn spec(family: &str) -> Spec {
             axis: "ns per task (lower is better)",
             unit: "ns",
         },
+        "medium" => Spec {
+            series: &[("ns_per_task", "time per task")],
+            what: "time per task, 1 submitter",
+            axis: "ns per task, wall time ÷ tasks (lower is better)",
+            unit: "ns",
+        },
         "latency" => Spec {
             series: &[("p50_us", "p50"), ("p99_us", "p99")],
             what: "submit → task start",
@@ -434,6 +440,7 @@ pub fn write_charts(rows: &[Row], dir: &Path) {
             variant
                 .replace([' ', ','], "-")
                 .replace("--", "-")
+                .replace('µ', "u")
                 .to_lowercase()
         );
         let svg = chart

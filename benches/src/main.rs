@@ -4,6 +4,7 @@
 //! cargo run --release -p antpool-bench -- all      # everything: tables, JSON, CSV, SVG charts
 //! cargo run --release -p antpool-bench -- smoke    # tiny sizes, one round (CI)
 //! cargo run --release -p antpool-bench -- all --runs 5 --only tiny,latency --out DIR
+//! cargo run --release -p antpool-bench -- all --only medium --medium-us 10,1000
 //! cargo run --release -p antpool-bench -- all --baseline-exe /tmp/antpool-base/target/release/antpool-bench
 //! ```
 //!
@@ -27,6 +28,7 @@ mod child;
 mod csv;
 mod hog;
 mod measure;
+mod medium;
 mod peers;
 mod perf;
 mod progress;
@@ -45,7 +47,8 @@ use child::Runner;
 
 /// The command line, for errors.
 const USAGE: &str = "usage: antpool-bench all [--runs N] [--only a,b] [--pools p,q] [--out DIR] \
-                     [--seed S] [--baseline-exe PATH] [--no-perf] | smoke [same options] | report [DIR]";
+                     [--seed S] [--baseline-exe PATH] [--no-perf] [--medium-us 1,10,100] \
+                     | smoke [same options] | report [DIR]";
 
 /// Options of `all` and `smoke`.
 struct Opts {
@@ -65,6 +68,8 @@ struct Opts {
     baseline_exe: Option<PathBuf>,
     /// Do not use perf even if it works.
     no_perf: bool,
+    /// The medium family's task sizes, µs (its default when `None`).
+    medium_us: Option<Vec<u64>>,
 }
 
 /// The options after `all` or `smoke`.
@@ -82,12 +87,14 @@ fn parse_opts(args: &[String], smoke: bool) -> Opts {
         seed: None,
         baseline_exe: None,
         no_perf: false,
+        medium_us: None,
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--no-perf" => opts.no_perf = true,
-            flag @ ("--runs" | "--only" | "--pools" | "--out" | "--seed" | "--baseline-exe") => {
+            flag @ ("--runs" | "--only" | "--pools" | "--out" | "--seed" | "--baseline-exe"
+            | "--medium-us") => {
                 let v = it
                     .next()
                     .unwrap_or_else(|| panic!("{flag} needs a value; {USAGE}"));
@@ -97,6 +104,12 @@ fn parse_opts(args: &[String], smoke: bool) -> Opts {
                     "--pools" => opts.pools = v.split(',').map(String::from).collect(),
                     "--out" => opts.out = PathBuf::from(v),
                     "--seed" => opts.seed = Some(v.parse().expect("--seed S (a number)")),
+                    "--medium-us" => {
+                        let us = v
+                            .split(',')
+                            .map(|u| u.parse().expect("--medium-us 1,10,100"));
+                        opts.medium_us = Some(us.collect());
+                    }
                     _ => opts.baseline_exe = Some(PathBuf::from(v)),
                 }
             }
@@ -108,10 +121,18 @@ fn parse_opts(args: &[String], smoke: bool) -> Opts {
 
 /// `all` and `smoke`: every case, in interleaved rounds; tables, JSON and charts.
 fn run_all(opts: Opts) {
-    let sizes = if opts.smoke {
+    let mut sizes = if opts.smoke {
         Sizes::smoke()
     } else {
         Sizes::full()
+    };
+    if let Some(us) = &opts.medium_us {
+        sizes.medium_task_us = us.clone();
+    }
+    let wanted = |family: &str| opts.only.is_empty() || opts.only.iter().any(|o| o == family);
+    let sizes = match wanted("medium") {
+        true => sizes.calibrated(),
+        false => sizes,
     };
     if let Some(base) = &opts.baseline_exe
         && !base.is_file()

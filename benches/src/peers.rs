@@ -19,6 +19,12 @@ pub enum Kind {
     AntpoolQueue,
     /// antpool's `Pool` in queue mode with no limit on the queue.
     AntpoolUnbounded,
+    /// antpool's `Pool`, default options (hand-off), at twice the capacity.
+    AntpoolX2,
+    /// antpool's `Pool`, default options (hand-off), at four times the capacity.
+    AntpoolX4,
+    /// antpool's `Pool` in queue mode with a bounded queue of 1024 tasks.
+    AntpoolQueue1024,
     /// `cap` threads fed through `crossbeam_channel::bounded(cap)`: the
     /// same-job reference of antpool's hand-off mode.
     CbBounded,
@@ -64,12 +70,19 @@ impl Kind {
         Kind::BoundedThreadPerTask,
     ];
 
+    /// Peers of the medium family only (see `medium.rs`): antpool at a
+    /// multiple of the capacity, and with a longer queue.
+    pub const EXTRA: [Kind; 3] = [Kind::AntpoolX2, Kind::AntpoolX4, Kind::AntpoolQueue1024];
+
     /// The name in tables, JSON and on the command line.
     pub fn name(self) -> &'static str {
         match self {
             Kind::Antpool => "antpool",
             Kind::AntpoolQueue => "antpool (queue 64)",
             Kind::AntpoolUnbounded => "antpool (unbounded queue)",
+            Kind::AntpoolX2 => "antpool (2× cap)",
+            Kind::AntpoolX4 => "antpool (4× cap)",
+            Kind::AntpoolQueue1024 => "antpool (queue 1024)",
             Kind::CbBounded => "cb-bounded(cap)",
             Kind::CbBounded64 => "cb-bounded(64)",
             Kind::CbUnbounded => "cb-unbounded",
@@ -84,9 +97,12 @@ impl Kind {
         }
     }
 
-    /// The peer named `name`.
+    /// The peer named `name` (of [`Kind::ALL`] or [`Kind::EXTRA`]).
     pub fn parse(name: &str) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|k| k.name() == name)
+        Kind::ALL
+            .into_iter()
+            .chain(Kind::EXTRA)
+            .find(|k| k.name() == name)
     }
 
     /// Whether the peer makes a thread per task (slow enough that the heavy
@@ -99,7 +115,12 @@ impl Kind {
     pub fn is_antpool(self) -> bool {
         matches!(
             self,
-            Kind::Antpool | Kind::AntpoolQueue | Kind::AntpoolUnbounded
+            Kind::Antpool
+                | Kind::AntpoolQueue
+                | Kind::AntpoolUnbounded
+                | Kind::AntpoolX2
+                | Kind::AntpoolX4
+                | Kind::AntpoolQueue1024
         )
     }
 
@@ -114,7 +135,8 @@ impl Kind {
 
     /// The peer doing the same job as an antpool mode: `Some(kind)` for a fixed
     /// reference, `None` for "the fastest of [`Kind::UNBOUNDED`]"; not an antpool
-    /// mode: `None` too.
+    /// mode, or one of [`Kind::EXTRA`] (whose family compares with the best
+    /// pool instead): `None` too.
     pub fn same_job(self) -> Option<Kind> {
         match self {
             Kind::Antpool => Some(Kind::CbBounded),
@@ -225,10 +247,15 @@ impl Peer {
     pub fn new(kind: Kind, cap: usize) -> Peer {
         match kind {
             Kind::Antpool => Peer::Antpool(antpool::Pool::new(cap).expect("valid capacity")),
-            Kind::AntpoolQueue => Peer::Antpool(
+            Kind::AntpoolX2 => Peer::Antpool(antpool::Pool::new(2 * cap).expect("valid capacity")),
+            Kind::AntpoolX4 => Peer::Antpool(antpool::Pool::new(4 * cap).expect("valid capacity")),
+            Kind::AntpoolQueue | Kind::AntpoolQueue1024 => Peer::Antpool(
                 antpool::Pool::builder()
                     .capacity(cap)
-                    .max_queued_tasks(64)
+                    .max_queued_tasks(match kind {
+                        Kind::AntpoolQueue => 64,
+                        _ => 1024,
+                    })
                     .build()
                     .expect("valid options"),
             ),

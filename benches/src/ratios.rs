@@ -278,12 +278,64 @@ fn sleepy(rows: &[Row], out: &mut String) {
     }
 }
 
+/// medium: every pool's ns/task and context switches, over the fastest pool
+/// of the same workload (paired), and over the ideal.
+fn medium(rows: &[Row], out: &mut String) {
+    let medium: Vec<_> = groups(rows)
+        .into_iter()
+        .filter(|(f, _, _)| f == "medium")
+        .collect();
+    if medium.is_empty() {
+        return;
+    }
+    let all: Vec<&Row> = medium.iter().flat_map(|(_, _, g)| g.clone()).collect();
+    let (ctx, source) = ctx_metric(&all);
+    let _ = writeln!(out, "\n### medium: every pool against the fastest\n");
+    let _ = writeln!(
+        out,
+        "Medians of ns/task (wall time ÷ tasks, one submitter) and context switches \
+         ({source}). × fastest = the pool ÷ the fastest pool of the workload, paired: \
+         the median over the rounds of the ratio of the two runs of one round. × ideal = \
+         ns/task ÷ (the calibrated cost of a task ÷ the CPUs).\n"
+    );
+    header(
+        out,
+        &[
+            "variant",
+            "pool",
+            "ns/task",
+            "× fastest",
+            "× ideal",
+            "ctx sw",
+            "× fastest ctx sw",
+        ],
+    );
+    for (_, variant, group) in medium {
+        let fastest = best(&group, "ns_per_task", |_| true);
+        for row in &group {
+            let ns = median(row, "ns_per_task");
+            let ideal = median(row, "ideal_ns_per_task");
+            let cells = [
+                variant.clone(),
+                row.pool.clone(),
+                num(ns, 0),
+                ratio(row, fastest, "ns_per_task"),
+                num(ns.zip(ideal).map(|(n, i)| n / i), 2),
+                num(median(row, ctx), 0),
+                ratio(row, fastest, ctx),
+            ];
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+        }
+    }
+}
+
 /// All ratio tables for the families present in `rows` (empty if none).
 pub fn tables(rows: &[Row]) -> String {
     let mut out = String::new();
     tiny(rows, &mut out);
     latency(rows, &mut out);
     sleepy(rows, &mut out);
+    medium(rows, &mut out);
     match out.is_empty() {
         true => out,
         false => format!("\n## Ratios\n{out}"),

@@ -263,6 +263,24 @@ fn family_columns(family: &str) -> Vec<Column> {
             ("CPU s", |r, _| fmt_med(r.get("cpu_s"), 2)),
             ("peak threads", |r, _| fmt_med(r.get("peak_threads"), 0)),
         ],
+        "medium" => vec![
+            ("ns/task (min–max)", |r, _| {
+                fmt_stat(r.get("ns_per_task"), 0)
+            }),
+            ("tasks/s", |r, _| fmt_med(r.get("tasks_per_s"), 0)),
+            ("× ideal", |r, _| {
+                match (r.get("ns_per_task"), r.get("ideal_ns_per_task")) {
+                    (Some(n), Some(i)) => format!("{:.2}", n.median / i.median),
+                    _ => "—".into(),
+                }
+            }),
+            ("peak RSS MiB", |r, _| {
+                r.get("peak_rss_kib")
+                    .map_or("—".into(), |s| format!("{:.1}", s.median / 1024.0))
+            }),
+            ("CPU s", |r, _| fmt_med(r.get("cpu_s"), 2)),
+            ("peak threads", |r, _| fmt_med(r.get("peak_threads"), 0)),
+        ],
         "latency" => vec![
             ("p50 µs (min–max)", |r, _| fmt_stat(r.get("p50_us"), 1)),
             ("p99 µs (min–max)", |r, _| fmt_stat(r.get("p99_us"), 1)),

@@ -72,6 +72,18 @@ pub enum Workload {
         /// Each task's CPU, µs.
         task_us: u64,
     },
+    /// `tasks` checksums of `rounds` rounds (~`task_ns` each) from one
+    /// submitter, on `cap` workers (see `medium.rs`).
+    Medium {
+        /// Workers (the peer may use a multiple: `antpool (2× cap)`).
+        cap: usize,
+        /// Tasks.
+        tasks: usize,
+        /// The checksum's rounds: each task's fixed amount of work.
+        rounds: u64,
+        /// What those rounds took when calibrated, ns.
+        task_ns: u64,
+    },
 }
 
 /// A short arithmetic chain the compiler cannot fold, plus the atomic add.
@@ -119,6 +131,12 @@ pub fn run(kind: Option<Kind>, workload: Workload) -> Value {
             submitters,
             task_us,
         } => backpressure(kind.expect("a peer"), cap, tasks, submitters, task_us),
+        Workload::Medium {
+            cap,
+            tasks,
+            rounds,
+            task_ns,
+        } => crate::medium::run(kind.expect("a peer"), cap, tasks, rounds, task_ns),
     }
 }
 
