@@ -110,8 +110,9 @@ pub struct Builder<M, Q, C, S> {
     make: M,
     clock: C,
     spawner: S,
+    /// The panic handler and worker hooks (`std/hooks.rs`).
     #[cfg(feature = "std")]
-    panic_handler: Option<crate::PanicHandler>,
+    policy: crate::std::hooks::Policy,
     _queue: PhantomData<fn() -> Q>,
 }
 
@@ -123,7 +124,7 @@ impl<M: Clone, Q, C: Clone, S: Clone> Clone for Builder<M, Q, C, S> {
             clock: self.clock.clone(),
             spawner: self.spawner.clone(),
             #[cfg(feature = "std")]
-            panic_handler: self.panic_handler.clone(),
+            policy: self.policy.clone(),
             _queue: PhantomData,
         }
     }
@@ -153,7 +154,7 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
             clock,
             spawner,
             #[cfg(feature = "std")]
-            panic_handler: None,
+            policy: crate::std::hooks::Policy::none(),
             _queue: PhantomData,
         }
     }
@@ -294,7 +295,7 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
             clock,
             spawner: self.spawner,
             #[cfg(feature = "std")]
-            panic_handler: self.panic_handler,
+            policy: self.policy,
             _queue: PhantomData,
         }
     }
@@ -314,7 +315,7 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
             clock: self.clock,
             spawner,
             #[cfg(feature = "std")]
-            panic_handler: self.panic_handler,
+            policy: self.policy,
             _queue: PhantomData,
         }
     }
@@ -334,7 +335,7 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
             clock: self.clock,
             spawner: self.spawner,
             #[cfg(feature = "std")]
-            panic_handler: self.panic_handler,
+            policy: self.policy,
             _queue: PhantomData,
         }
     }
@@ -346,7 +347,7 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
         let config = self.options.config()?;
         let queue = Q::with_capacity(config.capacity, config.prealloc);
         #[cfg(feature = "std")]
-        let exec = exec::Exec::new(self.panic_handler);
+        let exec = exec::Exec::new(self.policy);
         #[cfg(not(feature = "std"))]
         let exec = exec::Exec::new();
         let parts = Pieces {
@@ -369,32 +370,12 @@ struct Pieces<M, C, S> {
     exec: exec::Exec,
 }
 
+/// The std policy's setters (`panic_handler`, `on_worker_start`,
+/// `on_worker_stop`) are in `std/hooks.rs`; this is their way in.
 #[cfg(feature = "std")]
 impl<M, Q, C, S> Builder<M, Q, C, S> {
-    /// What to do with the payload of a task that panicked (the worker
-    /// survives). Default: log it through `log::error!`.
-    ///
-    /// ```
-    /// use std::sync::atomic::{AtomicUsize, Ordering};
-    /// use std::sync::Arc;
-    /// let seen = Arc::new(AtomicUsize::new(0));
-    /// let s = seen.clone();
-    /// let pool = antpool::Pool::builder()
-    ///     .capacity(1)
-    ///     .panic_handler(move |_payload| { s.fetch_add(1, Ordering::SeqCst); })
-    ///     .build()
-    ///     .unwrap();
-    /// pool.submit(|| panic!("boom")).unwrap();
-    /// pool.release_timeout(std::time::Duration::from_secs(5)).unwrap();
-    /// assert_eq!(seen.load(Ordering::SeqCst), 1);
-    /// ```
-    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
-    pub fn panic_handler<H>(mut self, handler: H) -> Self
-    where
-        H: Fn(alloc::boxed::Box<dyn core::any::Any + Send>) + Send + Sync + 'static,
-    {
-        self.panic_handler = Some(Arc::new(handler));
-        self
+    pub(crate) fn policy_mut(&mut self) -> &mut crate::std::hooks::Policy {
+        &mut self.policy
     }
 }
 

@@ -128,9 +128,10 @@ pub(crate) type Guarded<X> = crate::std::panic::Catching<X>;
 #[cfg(not(feature = "std"))]
 pub(crate) type Guarded<X> = X;
 
-/// The panic policy a builder collected, to wrap the executor with.
+/// The panic handler and worker hooks a builder collected, to wrap the
+/// executor with.
 #[cfg(all(feature = "alloc", feature = "std"))]
-pub(crate) struct Exec(Option<crate::PanicHandler>);
+pub(crate) struct Exec(crate::std::hooks::Policy);
 
 /// The panic policy a builder collected (none without `std`).
 #[cfg(all(feature = "alloc", not(feature = "std")))]
@@ -139,8 +140,8 @@ pub(crate) struct Exec;
 #[cfg(feature = "alloc")]
 impl Exec {
     #[cfg(feature = "std")]
-    pub(crate) fn new(handler: Option<crate::PanicHandler>) -> Self {
-        Exec(handler)
+    pub(crate) fn new(policy: crate::std::hooks::Policy) -> Self {
+        Exec(policy)
     }
 
     #[cfg(not(feature = "std"))]

@@ -69,6 +69,12 @@ pub(crate) enum Outcome {
 /// How a worker runs one task. The std faces wrap this to catch panics.
 pub(crate) trait Execute<T>: Send + Sync + 'static {
     fn execute(&self, task: T) -> Outcome;
+
+    /// Runs on a worker's thread when it starts, before its first task.
+    fn worker_started(&self) {}
+
+    /// Runs on a worker's thread as the last thing before it ends.
+    fn worker_stopping(&self) {}
 }
 
 /// The types one engine is made of: its task, idle queue, transport slots,

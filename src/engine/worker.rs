@@ -32,6 +32,9 @@ impl<H: EngineRef<Engine<F>>, F: Flavor> Drop for ExitGuard<'_, H, F> {
         if !self.retired {
             self.engine.task_unwound(self.handle);
         }
+        // The stop hook is part of the exit: it runs before the thread stops
+        // counting as live, which is what `release_timeout` waits for.
+        self.engine.exec.worker_stopping();
         self.engine.thread_gone(true);
     }
 }
@@ -60,6 +63,7 @@ where
         engine,
         retired: false,
     };
+    engine.exec.worker_started();
     let first = match first {
         Some(task) => Some(task),
         None => engine.find_task(&handle, &mailbox),

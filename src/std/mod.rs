@@ -8,6 +8,7 @@
 
 mod clock;
 pub(crate) mod global;
+pub(crate) mod hooks;
 pub(crate) mod join;
 mod lock;
 pub(crate) mod panic;

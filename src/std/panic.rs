@@ -8,6 +8,7 @@ use ::std::panic::{AssertUnwindSafe, catch_unwind};
 use ::std::string::String;
 use ::std::sync::Arc;
 
+use super::hooks::{Hook, Policy};
 use crate::engine::{Execute, Outcome};
 
 /// A panic handler: receives the payload of a task that panicked, on the worker
@@ -33,35 +34,30 @@ pub(crate) fn note_caught_panic() {
     CAUGHT_INSIDE.set(true);
 }
 
-/// `X` with every task run under `catch_unwind`.
+/// `X` with every task run under `catch_unwind`, and the worker hooks around
+/// a worker's life (also under `catch_unwind`).
 pub(crate) struct Catching<X> {
     inner: X,
-    handler: Option<PanicHandler>,
+    policy: Policy,
 }
 
 impl<X> Catching<X> {
-    pub(crate) fn new(inner: X, handler: Option<PanicHandler>) -> Self {
-        Catching { inner, handler }
+    pub(crate) fn new(inner: X, policy: Policy) -> Self {
+        Catching { inner, policy }
     }
 
-    /// With the default handler (log), in a `const` context.
+    /// With the default handler (log) and no hooks, in a `const` context.
     pub(crate) const fn new_default(inner: X) -> Self {
         Catching {
             inner,
-            handler: None,
+            policy: Policy::none(),
         }
     }
-}
 
-impl<T, X: Execute<T>> Execute<T> for Catching<X> {
-    fn execute(&self, task: T) -> Outcome {
-        let payload = match catch_unwind(AssertUnwindSafe(|| self.inner.execute(task))) {
-            Ok(_) if CAUGHT_INSIDE.replace(false) => return Outcome::Panicked,
-            Ok(outcome) => return outcome,
-            Err(payload) => payload,
-        };
-        match &self.handler {
-            None => log::error!("antpool: a task panicked: {}", message(&*payload)),
+    /// Gives `payload` (of a panic in `what`) to the panic handler, or logs it.
+    fn report(&self, what: &str, payload: Box<dyn Any + Send>) {
+        match &self.policy.panic_handler {
+            None => log::error!("antpool: {what} panicked: {}", message(&*payload)),
             Some(handler) => {
                 if let Err(again) = catch_unwind(AssertUnwindSafe(|| handler(payload))) {
                     log::error!(
@@ -71,7 +67,35 @@ impl<T, X: Execute<T>> Execute<T> for Catching<X> {
                 }
             }
         }
-        Outcome::Panicked
+    }
+
+    /// Runs a worker hook, reporting its panic.
+    fn run_hook(&self, what: &str, hook: Option<&Hook>) {
+        let Some(hook) = hook else { return };
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| hook())) {
+            self.report(what, payload);
+        }
+    }
+}
+
+impl<T, X: Execute<T>> Execute<T> for Catching<X> {
+    fn execute(&self, task: T) -> Outcome {
+        match catch_unwind(AssertUnwindSafe(|| self.inner.execute(task))) {
+            Ok(_) if CAUGHT_INSIDE.replace(false) => Outcome::Panicked,
+            Ok(outcome) => outcome,
+            Err(payload) => {
+                self.report("a task", payload);
+                Outcome::Panicked
+            }
+        }
+    }
+
+    fn worker_started(&self) {
+        self.run_hook("a worker's start hook", self.policy.on_start.as_ref());
+    }
+
+    fn worker_stopping(&self) {
+        self.run_hook("a worker's stop hook", self.policy.on_stop.as_ref());
     }
 }
 

@@ -1,0 +1,194 @@
+//! Worker hooks: `on_worker_start` / `on_worker_stop` run on the worker's own
+//! thread, once each per worker, around its whole life; a panicking hook goes
+//! to the panic handler and loses no task.
+
+mod common;
+
+use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use antpool::{Pool, PoolWithFunc};
+use common::{Counter, Gate, eventually};
+
+thread_local! {
+    /// Set by the start hook on the thread it runs on.
+    static STARTED_HERE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Counts hook calls, and remembers the threads they ran on.
+#[derive(Clone, Default)]
+struct Calls {
+    starts: Arc<AtomicUsize>,
+    stops: Arc<AtomicUsize>,
+    threads: Arc<Mutex<Vec<String>>>,
+}
+
+impl Calls {
+    fn pool(&self, capacity: usize) -> antpool::PoolBuilder {
+        let (on_start, on_stop) = (self.clone(), self.clone());
+        Pool::builder()
+            .capacity(capacity)
+            .thread_name("hooked")
+            .on_worker_start(move || {
+                STARTED_HERE.set(true);
+                on_start.starts.fetch_add(1, Ordering::SeqCst);
+                on_start.note_thread();
+            })
+            .on_worker_stop(move || {
+                on_stop.stops.fetch_add(1, Ordering::SeqCst);
+                on_stop.note_thread();
+            })
+    }
+
+    fn note_thread(&self) {
+        let name = std::thread::current().name().unwrap_or("?").to_owned();
+        self.threads.lock().unwrap().push(name);
+    }
+
+    fn starts(&self) -> usize {
+        self.starts.load(Ordering::SeqCst)
+    }
+
+    fn stops(&self) -> usize {
+        self.stops.load(Ordering::SeqCst)
+    }
+}
+
+#[test]
+fn every_worker_runs_its_start_hook_before_its_first_task_and_its_stop_hook_last() {
+    let calls = Calls::default();
+    let pool = calls.pool(4).build().unwrap();
+    let handles: Vec<_> = (0..32)
+        .map(|_| {
+            pool.spawn(|| {
+                std::thread::sleep(Duration::from_millis(1));
+                STARTED_HERE.get()
+            })
+            .unwrap()
+        })
+        .collect();
+    for handle in handles {
+        assert!(
+            handle.join().unwrap(),
+            "a task ran on a worker whose start hook had not run"
+        );
+    }
+    assert_eq!(calls.starts(), pool.stats().spawned);
+    assert_eq!(calls.stops(), 0, "no worker has stopped yet");
+
+    pool.release_timeout(Duration::from_secs(5)).unwrap();
+    // `Ok` means every stop hook has run, not merely been started.
+    let stats = pool.stats();
+    assert_eq!(calls.stops(), stats.spawned);
+    assert_eq!(calls.starts(), stats.spawned);
+    assert_eq!(stats.retired, stats.spawned);
+    let threads = calls.threads.lock().unwrap();
+    assert_eq!(threads.len(), 2 * stats.spawned);
+    assert!(
+        threads.iter().all(|t| t.starts_with("hooked-")),
+        "every hook ran on a worker thread: {threads:?}"
+    );
+}
+
+#[test]
+fn a_worker_that_expires_or_is_tuned_away_runs_its_stop_hook() {
+    let calls = Calls::default();
+    let pool = calls
+        .pool(3)
+        .expiry(Duration::from_millis(20))
+        .build()
+        .unwrap();
+    // Three workers, held together so that three start.
+    let gate = Gate::new();
+    for _ in 0..3 {
+        let g = gate.clone();
+        pool.submit(move || g.wait()).unwrap();
+    }
+    assert!(eventually(|| calls.starts() == 3));
+    gate.open();
+    assert!(pool.wait_idle_timeout(Duration::from_secs(5)));
+    // Tuned down to one: surplus idle workers retire now.
+    pool.tune(1);
+    assert!(eventually(|| calls.stops() >= 2), "tuned-away workers stop");
+    // The last one expires.
+    assert!(eventually(|| calls.stops() == 3), "an expired worker stops");
+    assert!(!pool.is_closed());
+    assert_eq!(pool.running(), 0);
+    // A new worker starts again, with its hook.
+    pool.spawn(|| ()).unwrap().join().unwrap();
+    assert_eq!(calls.starts(), 4, "its hook ran before its task");
+    pool.release_timeout(Duration::from_secs(5)).unwrap();
+    assert_eq!(calls.stops(), 4);
+}
+
+#[test]
+fn a_panicking_hook_goes_to_the_panic_handler_and_loses_no_task() {
+    let reported = Arc::new(Mutex::new(Vec::<String>::new()));
+    let r = reported.clone();
+    let ran = Counter::new();
+    let pool = Pool::builder()
+        .capacity(2)
+        .on_worker_start(|| panic!("start hook"))
+        .on_worker_stop(|| panic!("stop hook"))
+        .panic_handler(move |payload| {
+            let msg = antpool::panic_message(&*payload).unwrap_or("?").to_owned();
+            r.lock().unwrap().push(msg);
+        })
+        .build()
+        .unwrap();
+    // The first task travels with the new worker: the hook's panic must not
+    // take it down.
+    for _ in 0..10 {
+        let ran = ran.clone();
+        pool.submit(move || ran.add()).unwrap();
+    }
+    assert_eq!(pool.spawn(|| 7).unwrap().join().unwrap(), 7);
+    assert!(pool.wait_idle_timeout(Duration::from_secs(5)));
+    assert_eq!(ran.get(), 10);
+    pool.release_timeout(Duration::from_secs(5)).unwrap();
+    let stats = pool.stats();
+    assert_eq!(stats.panicked, 0, "a hook's panic is not a task's");
+    assert_eq!(stats.completed, 11);
+    let reported = reported.lock().unwrap();
+    let starts = reported.iter().filter(|m| *m == "start hook").count();
+    let stops = reported.iter().filter(|m| *m == "stop hook").count();
+    assert_eq!(
+        (starts, stops),
+        (stats.spawned, stats.spawned),
+        "{reported:?}"
+    );
+}
+
+#[test]
+fn function_pools_and_multi_pools_take_the_same_hooks() {
+    let starts = Counter::new();
+    let s = starts.clone();
+    let pool = PoolWithFunc::builder(|n: u64| assert!(n < 10))
+        .capacity(2)
+        .on_worker_start(move || s.add())
+        .build()
+        .unwrap();
+    pool.invoke(3).unwrap();
+    pool.release_timeout(Duration::from_secs(5)).unwrap();
+    assert_eq!(starts.get(), pool.stats().spawned);
+
+    let starts = Counter::new();
+    let s = starts.clone();
+    let mp = antpool::MultiPool::from_builder(
+        3,
+        antpool::LoadBalancing::RoundRobin,
+        Pool::builder().capacity(1).on_worker_start(move || s.add()),
+    )
+    .unwrap();
+    for _ in 0..3 {
+        mp.spawn(|| ()).unwrap().join().unwrap();
+    }
+    mp.release_timeout(Duration::from_secs(5)).unwrap();
+    assert_eq!(
+        starts.get(),
+        mp.stats().spawned,
+        "one hook, shared by the pools"
+    );
+}
