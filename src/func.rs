@@ -76,6 +76,8 @@ macro_rules! pool_with_func_struct {
         {
             engine: Arc<FuncEngine<A, F, Q, C, S>>,
             /// Shared by this handle's clones; the last one releases the pool.
+            /// It holds the engine too: `engine` beside it spares every submit
+            /// the hop through the owner.
             owner: Arc<Owner<FuncFlavor<A, F, Q, C, S>>>,
         }
     };

@@ -22,18 +22,8 @@ const UNMAPPABLE: usize = 1 << 50;
 
 #[test]
 fn a_stack_the_os_cannot_map_hands_every_task_back_in_every_mode() {
-    let modes = [
-        ("hand-off", Pool::builder().capacity(2)),
-        (
-            "queue of 8",
-            Pool::builder().capacity(2).max_queued_tasks(8),
-        ),
-        (
-            "unbounded queue",
-            Pool::builder().capacity(2).unbounded_queue(),
-        ),
-        ("unbounded", Pool::builder().unbounded()),
-    ];
+    let mut modes = common::bounded_modes(2, 8).to_vec();
+    modes.push(("unbounded".to_owned(), Pool::builder().unbounded()));
     let threads_before = os_threads();
     for (name, builder) in modes {
         let pool = builder.stack_size(UNMAPPABLE).build().unwrap();

@@ -409,17 +409,7 @@ fn beside_busy_loop_threads_every_mode_runs_every_task_once_and_falls_idle() {
 /// `bursts` bursts of `per` tiny tasks from each of `SUBMITTERS` threads, on
 /// every mode; each burst must run whole and the pool fall idle.
 fn bursts_of(bursts: usize, per: usize) {
-    let modes = [
-        ("hand-off", Pool::builder().capacity(4)),
-        (
-            "queue of 64",
-            Pool::builder().capacity(4).max_queued_tasks(64),
-        ),
-        (
-            "unbounded queue",
-            Pool::builder().capacity(4).unbounded_queue(),
-        ),
-    ];
+    let modes = common::bounded_modes(4, 64);
     for (name, builder) in modes {
         let pool = Arc::new(builder.build().unwrap());
         let ran = Arc::new(AtomicUsize::new(0));

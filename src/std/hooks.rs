@@ -13,7 +13,7 @@ use crate::builder::Builder;
 pub(crate) type Hook = Arc<dyn Fn() + Send + Sync + 'static>;
 
 /// The panic handler and the worker hooks of one pool.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub(crate) struct Policy {
     /// Gets the payload of a task or hook that panicked (default: log it).
     pub(crate) panic_handler: Option<super::panic::PanicHandler>,

@@ -197,3 +197,15 @@ where
     }
     done
 }
+
+/// A pool of `capacity` in each mode that bounds its workers: the hand-off, a
+/// queue of `queue` tasks, and the unbounded queue, each with its name.
+#[allow(dead_code)] // not every test binary uses every helper
+pub fn bounded_modes(capacity: usize, queue: usize) -> [(String, antpool::PoolBuilder); 3] {
+    let pool = || antpool::Pool::builder().capacity(capacity);
+    [
+        ("hand-off".to_owned(), pool()),
+        (format!("queue of {queue}"), pool().max_queued_tasks(queue)),
+        ("unbounded queue".to_owned(), pool().unbounded_queue()),
+    ]
+}
