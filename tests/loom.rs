@@ -462,3 +462,84 @@ fn the_watcher_rescues_a_task_left_behind_a_stuck_worker() {
         pool.release_timeout(Duration::MAX).unwrap();
     });
 }
+
+/// A gate that stays open once opened: tasks block on it (loom sees a
+/// blocked thread stand still; a spinning one it would explore forever).
+#[derive(Clone)]
+struct Gate(Arc<(Mutex<bool>, Condvar)>);
+
+impl Gate {
+    fn new() -> Self {
+        Gate(Arc::new((Mutex::new(false), Condvar::new())))
+    }
+
+    fn open(&self) {
+        *self.0.0.lock().unwrap() = true;
+        self.0.1.notify_all();
+    }
+
+    fn wait(&self) {
+        let mut open = self.0.0.lock().unwrap();
+        while !*open {
+            open = self.0.1.wait(open).unwrap();
+        }
+    }
+}
+
+/// One CPU, a queue pool of `cap`: a worker runs task 1 and parks; task 0
+/// wakes it as a looker, and task 4 finds that looker up and is left to it
+/// (under loom wake-ups chain whenever tasks are not tiny). The looker takes
+/// task 0 and — the last looker — finds task 4 a taker. `stuck`: task 0
+/// blocks until task 4 has run, so the looker cannot run task 4 afterwards:
+/// only the chain's link (a second worker, started by the looker) does;
+/// otherwise (cap 1, no room for one) the looker runs it after task 0.
+/// Nothing else wakes a worker here, so a task left stranded is a deadlock,
+/// which loom reports; without the link in `take_as_looker` the `stuck` model
+/// deadlocks. Preemption bound 0: the worker that opens `ran_1` runs on until
+/// it parks.
+fn burst_left_to_a_looker(cap: usize, stuck: bool) {
+    let sum = Arc::new(AtomicUsize::new(0));
+    let (ran_4, ran_1) = (Gate::new(), Gate::new());
+    let (s, g4, g1) = (sum.clone(), ran_4.clone(), ran_1.clone());
+    let pool = PoolWithFunc::builder_with(
+        move |n: u32| {
+            if n == 0 && stuck {
+                g4.wait();
+            }
+            s.fetch_add(n as usize, Ordering::AcqRel);
+            match n {
+                1 => g1.open(),
+                4 => g4.open(),
+                _ => {}
+            }
+        },
+        LoomClock(Arc::new(AtomicU64::new(0))),
+        ONE_CPU,
+    )
+    .capacity(cap)
+    .disable_purge(true)
+    .unbounded_queue()
+    .build()
+    .unwrap();
+    pool.invoke(1).unwrap(); // a worker runs it, then parks
+    ran_1.wait();
+    pool.invoke(0).unwrap(); // wakes it as a looker
+    pool.invoke(4).unwrap(); // left to the looker
+    ran_4.wait();
+    pool.release_timeout(Duration::MAX).unwrap();
+    assert_eq!(sum.load(Ordering::Relaxed), 5);
+}
+
+#[test]
+fn a_burst_left_to_a_looker_runs_every_task() {
+    check_bounded("chain, no room for a worker", 0, || {
+        burst_left_to_a_looker(1, false)
+    });
+}
+
+#[test]
+fn a_burst_left_to_a_looker_chains_to_a_new_worker() {
+    check_bounded("chain to a new worker", 0, || {
+        burst_left_to_a_looker(2, true)
+    });
+}

@@ -402,14 +402,28 @@ fn beside_busy_loop_threads_every_mode_runs_every_task_once_and_falls_idle() {
     // that every path wakes.
     let _hogs = Hogs::start();
     for (bursts, per) in [(20, size(10_000)), (size(500), 1)] {
-        bursts_of(bursts, per);
+        bursts_of(bursts, per, 4, 0);
     }
 }
 
-/// `bursts` bursts of `per` tiny tasks from each of `SUBMITTERS` threads, on
-/// every mode; each burst must run whole and the pool fall idle.
-fn bursts_of(bursts: usize, per: usize) {
-    let modes = common::bounded_modes(4, 64);
+#[test]
+fn bursts_of_sleeping_tasks_chain_their_wake_ups_and_lose_none() {
+    // 64 workers, tasks that sleep 200 µs: the busy workers outnumber the CPUs
+    // twice over and tasks are not tiny, so a submitter that finds a looker up
+    // leaves the wake-ups of its burst to the chain of lookers (engine README,
+    // "Who wakes whom"). What this catches is a task lost or run twice, or a
+    // pool that never falls idle; a link missing from the chain only delays a
+    // task here (the next busy worker to finish takes it), which the loom
+    // model `chain to a new worker` catches.
+    let _hogs = Hogs::start();
+    bursts_of(size(20), 200, 64, 200);
+}
+
+/// `bursts` bursts of `per` tasks from each of `SUBMITTERS` threads, on every
+/// mode with `cap` workers (and a queue of 64); a task sleeps `sleep_us`
+/// (0: a tiny task). Each burst must run whole and the pool fall idle.
+fn bursts_of(bursts: usize, per: usize, cap: usize, sleep_us: u64) {
+    let modes = common::bounded_modes(cap, 64);
     for (name, builder) in modes {
         let pool = Arc::new(builder.build().unwrap());
         let ran = Arc::new(AtomicUsize::new(0));
@@ -425,6 +439,9 @@ fn bursts_of(bursts: usize, per: usize) {
                         for _ in 0..per {
                             let ran = ran.clone();
                             pool.submit(move || {
+                                if sleep_us > 0 {
+                                    thread::sleep(Duration::from_micros(sleep_us));
+                                }
                                 ran.fetch_add(1, Ordering::Relaxed);
                             })
                             .unwrap();

@@ -31,6 +31,23 @@ use crate::spawner::{Signal, Spawner};
 use crate::sync::Ordering::Relaxed;
 use crate::sync::spin_hint;
 
+/// Whether `busy` workers are enough, on `cpus` CPUs, for wake-ups to chain
+/// (see `Engine::chains`): more than twice the CPUs.
+#[cfg(not(antpool_loom))]
+#[inline]
+fn busy_enough_to_chain(busy: usize, cpus: usize) -> bool {
+    busy > 2 * cpus
+}
+
+/// Under loom, always: every model checks the chain wherever tasks are not
+/// tiny (the path it replaces is the same with a submitter's wake-up added),
+/// and a model needs no crowd of busy workers to reach it.
+#[cfg(antpool_loom)]
+#[inline]
+fn busy_enough_to_chain(_busy: usize, _cpus: usize) -> bool {
+    true
+}
+
 /// What became of an attempt.
 enum Attempt<T> {
     Done(Result<(), SubmitError<T>>),
@@ -165,8 +182,30 @@ impl<F: Flavor> Engine<F> {
     fn spawn_for(&self, w: Word) -> bool {
         w.parked() == 0
             && w.threads() < self.limit()
-            && (w.lookers() == 0 || w.lookers() <= self.lane.len())
+            && !self.lookers_cover(w, self.lane.len() + 1)
             && !self.may_speculate(w)
+    }
+
+    /// Whether the lookers awake on the word `w` will see `waiting` tasks in
+    /// the lane taken: one each, or in a chain (see [`chains`](Self::chains)).
+    #[inline]
+    fn lookers_cover(&self, w: Word, waiting: usize) -> bool {
+        w.lookers() > 0 && (w.lookers() >= waiting || self.chains(w))
+    }
+
+    /// Whether the wake-ups a burst of tasks needs pass from worker to worker:
+    /// the last looker to take a task while more wait makes sure they get a
+    /// taker ([`take_as_looker`](Self::take_as_looker)), so a submitter need
+    /// not wake (or start) a worker for each task it pushes while one looks.
+    /// Chosen when the busy workers outnumber the CPUs twice over and tasks
+    /// are not tiny: they mostly wait (sleep, I/O), the CPUs have time for the
+    /// chain, and a submitter paying a wake-up per task would be what holds
+    /// the burst back (see "Who wakes whom" in `engine/README.md`). With fewer
+    /// busy workers, or tiny tasks, the submitter wakes: the woken worker
+    /// gets a CPU at once, and a chain would move slower than tasks arrive.
+    #[inline]
+    fn chains(&self, w: Word) -> bool {
+        busy_enough_to_chain(w.busy(), self.parallelism()) && !self.watch.tiny()
     }
 
     /// Whether a task may be left in the lane for a busy worker (see
@@ -193,8 +232,7 @@ impl<F: Flavor> Engine<F> {
                 return;
             }
             if w.lookers() > 0 {
-                let waiting = self.lane.len();
-                if w.lookers() >= waiting {
+                if self.lookers_cover(w, self.lane.len()) {
                     return;
                 }
             } else if self.may_speculate(w) || self.lane.looks_empty() {

@@ -267,8 +267,9 @@ impl<F: Flavor> Engine<F> {
 
     /// A looker takes a task from the lane and becomes busy (`S-1, K+1`). A
     /// submitter that pushed between our pop and our swap counted on us as a
-    /// looker; if we were the last one and tasks still wait, they get a taker
-    /// now (woken, started, or left to a busy worker: `ensure_taker`).
+    /// looker — or, while wake-ups chain, counted on the lookers for the
+    /// whole burst; if we were the last one and tasks still wait, they get a
+    /// taker now (woken, started, or left to a busy worker: `ensure_taker`).
     #[inline]
     fn take_as_looker<H: EngineRef<Self>>(&self, handle: &H) -> Option<F::Task> {
         let task = self.lane.pop()?;
