@@ -31,7 +31,7 @@ use core::fmt;
 /// work().unwrap();
 /// ```
 ///
-/// More reasons may come (a deadline, say), so a `match` needs a wildcard arm;
+/// More reasons may come, so a `match` needs a wildcard arm;
 /// [`into_inner`](SubmitError::into_inner) gives the task back whatever the
 /// reason.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -46,6 +46,11 @@ pub enum SubmitError<T> {
     /// The pool needed a new worker and the platform could not start a thread.
     /// The count of running workers is as it was before the call.
     SpawnFailed(T),
+    /// The pool stayed saturated for the whole time a `*_timeout` call was
+    /// allowed to wait for room (`submit_timeout`, `spawn_timeout`,
+    /// `invoke_timeout`). The task never ran, and the caller left no trace in
+    /// the pool's waiters.
+    Timeout(T),
 }
 
 impl<T> SubmitError<T> {
@@ -57,7 +62,10 @@ impl<T> SubmitError<T> {
     /// ```
     pub fn into_inner(self) -> T {
         match self {
-            SubmitError::Overload(t) | SubmitError::Closed(t) | SubmitError::SpawnFailed(t) => t,
+            SubmitError::Overload(t)
+            | SubmitError::Closed(t)
+            | SubmitError::SpawnFailed(t)
+            | SubmitError::Timeout(t) => t,
         }
     }
 
@@ -88,6 +96,16 @@ impl<T> SubmitError<T> {
         matches!(self, SubmitError::SpawnFailed(_))
     }
 
+    /// Whether a `*_timeout` call gave up waiting for room.
+    ///
+    /// ```
+    /// assert!(antpool::SubmitError::Timeout(()).is_timeout());
+    /// ```
+    #[must_use]
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, SubmitError::Timeout(_))
+    }
+
     /// The same error around a different task (for example the closure a boxed
     /// task was made from).
     ///
@@ -100,6 +118,7 @@ impl<T> SubmitError<T> {
             SubmitError::Overload(t) => SubmitError::Overload(f(t)),
             SubmitError::Closed(t) => SubmitError::Closed(f(t)),
             SubmitError::SpawnFailed(t) => SubmitError::SpawnFailed(f(t)),
+            SubmitError::Timeout(t) => SubmitError::Timeout(f(t)),
         }
     }
 }
@@ -110,6 +129,7 @@ impl<T> fmt::Debug for SubmitError<T> {
             SubmitError::Overload(_) => f.write_str("Overload(..)"),
             SubmitError::Closed(_) => f.write_str("Closed(..)"),
             SubmitError::SpawnFailed(_) => f.write_str("SpawnFailed(..)"),
+            SubmitError::Timeout(_) => f.write_str("Timeout(..)"),
         }
     }
 }
@@ -122,6 +142,7 @@ impl<T> fmt::Display for SubmitError<T> {
             }
             SubmitError::Closed(_) => "the pool has been released",
             SubmitError::SpawnFailed(_) => "the pool could not start a worker thread",
+            SubmitError::Timeout(_) => "the pool stayed saturated for the whole timeout",
         })
     }
 }

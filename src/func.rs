@@ -37,7 +37,7 @@ pub(crate) type FuncFlavor<A, F, Q, C, S> =
 type FuncEngine<A, F, Q, C, S> = Engine<FuncFlavor<A, F, Q, C, S>>;
 /// One task of a static pool over `A`.
 type StaticCall<A> = CallOf<A, fn(A)>;
-type StaticEngine<A, const N: usize, C, S> = Engine<
+pub(crate) type StaticEngine<A, const N: usize, C, S> = Engine<
     Parts<StaticCall<A>, WorkerRing<N>, [Slot<StaticCall<A>>; N], C, S, Guarded<CallFn<fn(A)>>>,
 >;
 
@@ -74,7 +74,7 @@ macro_rules! pool_with_func_struct {
             C: Clock,
             S: Spawner,
         {
-            engine: Arc<FuncEngine<A, F, Q, C, S>>,
+            pub(crate) engine: Arc<FuncEngine<A, F, Q, C, S>>,
             /// Shared by this handle's clones; the last one releases the pool.
             /// It holds the engine too: `engine` beside it spares every submit
             /// the hop through the owner.
@@ -415,7 +415,7 @@ where
     C: Clock,
     S: Spawner,
 {
-    engine: StaticEngine<A, N, C, S>,
+    pub(crate) engine: StaticEngine<A, N, C, S>,
 }
 
 crate::face::unwind_safe!([A, const N: usize, C, S] StaticPoolWithFunc<A, N, C, S>

@@ -32,9 +32,11 @@
 //! | an occasional task, no setup | [`submit`], [`spawn`] | the default pool: unbounded, created on first use (or [`configure`]d once before) |
 //!
 //! Every pool blocks a submitter while saturated by default; `nonblocking`
-//! rejects instead ([`SubmitError::Overload`], with the task), and
-//! `max_queued_tasks` / `unbounded_queue` queue tasks instead of blocking. The
-//! [`Builder`] has every option.
+//! rejects instead ([`SubmitError::Overload`], with the task), `submit_timeout`
+//! (and `spawn_timeout`, `invoke_timeout`) waits at most a given time
+//! ([`SubmitError::Timeout`], with the task), and `max_queued_tasks` /
+//! `unbounded_queue` queue tasks instead of blocking. The [`Builder`] has every
+//! option.
 //!
 //! ## Map
 //!
@@ -123,6 +125,7 @@ mod sync;
 #[cfg(feature = "alloc")]
 mod builder;
 mod clock;
+mod deadline;
 mod engine;
 mod error;
 mod exec;

@@ -62,7 +62,7 @@ macro_rules! pool_struct {
             C: Clock,
             S: Spawner,
         {
-            engine: Arc<PoolEngine<Q, C, S>>,
+            pub(crate) engine: Arc<PoolEngine<Q, C, S>>,
             /// Shared by this handle's clones; the last one releases the pool.
             /// It holds the engine too: `engine` beside it spares every submit
             /// the hop through the owner.

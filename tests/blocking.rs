@@ -9,14 +9,7 @@ use std::thread;
 use std::time::Duration;
 
 use antpool::{Pool, PoolWithFunc, SubmitError};
-use common::{Counter, Gate, eventually, occupy};
-
-/// A pool of one worker, held busy until the returned gate opens.
-fn held_pool(builder: antpool::PoolBuilder) -> (Arc<Pool>, Gate) {
-    let pool = Arc::new(builder.capacity(1).build().unwrap());
-    let gate = occupy(&pool, 1);
-    (pool, gate)
-}
+use common::{Counter, Gate, eventually, held_pool};
 
 #[test]
 fn a_saturated_pool_blocks_the_submitter_until_a_worker_finishes() {

@@ -543,3 +543,46 @@ fn a_burst_left_to_a_looker_chains_to_a_new_worker() {
         burst_left_to_a_looker(2, true)
     });
 }
+
+/// The result of an `invoke_timeout`: 0 if it got in, else the argument it
+/// got back (which must be for `Timeout`).
+fn got_back(result: Result<(), SubmitError<u32>>) -> usize {
+    match result {
+        Ok(()) => 0,
+        Err(SubmitError::Timeout(n)) => n as usize,
+        Err(e) => panic!("unexpected {e:?}"),
+    }
+}
+
+#[test]
+fn a_timed_out_waiter_racing_the_finishing_worker_gets_in_or_its_task_back() {
+    // Hand-off, one worker: the finishing worker serves the waiter (takes its
+    // task under the lock) while the waiter's time runs out and it takes
+    // itself out of the FIFO under the lock. Exactly one of them wins: the
+    // task runs once, or comes back and never runs; no waiter is left.
+    check("timeout vs serve", || {
+        let sum = Arc::new(AtomicUsize::new(0));
+        let (pool, _clock) = pool(1, false, sum.clone());
+        pool.invoke(1).unwrap();
+        let back = got_back(pool.invoke_timeout(2, Duration::from_nanos(1)));
+        pool.release_timeout(Duration::MAX).unwrap();
+        assert_eq!(sum.load(Ordering::Relaxed) + back, 3);
+        assert_eq!(pool.waiting(), 0);
+    });
+}
+
+#[test]
+fn a_timed_out_waiter_racing_the_queue_draining_gets_in_or_its_task_back() {
+    // A queue of one, full: the worker that drains it lets the waiter in while
+    // the waiter's time runs out.
+    check("timeout vs queue drain", || {
+        let sum = Arc::new(AtomicUsize::new(0));
+        let (pool, _clock) = pool_with_queue(1, false, 1, sum.clone());
+        pool.invoke(1).unwrap(); // a worker carries it
+        pool.invoke(2).unwrap(); // the queue is full
+        let back = got_back(pool.invoke_timeout(4, Duration::from_nanos(1)));
+        pool.release_timeout(Duration::MAX).unwrap();
+        assert_eq!(sum.load(Ordering::Relaxed) + back, 7);
+        assert_eq!(pool.waiting(), 0);
+    });
+}

@@ -220,6 +220,9 @@ pub(crate) enum Mode {
     Block,
     /// Never block (`try_submit`, `try_invoke`).
     Try,
+    /// Block as the options allow, for at most this long (`submit_timeout`,
+    /// `spawn_timeout`, `invoke_timeout`); then `SubmitError::Timeout`.
+    Within(Duration),
 }
 
 /// What the cold lock protects: everything that parks.

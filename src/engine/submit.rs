@@ -25,6 +25,7 @@ use super::node::{Chain, Node, state};
 use super::spin::{ROOM_FOR, Spin};
 use super::watch::BACKLOG_PER_BUSY;
 use super::{AbortOnUnwind, Engine, EngineRef, Flavor, Guard, Mode, NodeOf, launch};
+use crate::clock::{Clock, Instant};
 use crate::error::SubmitError;
 use crate::queue::{IdleWorker, WorkerQueue};
 use crate::spawner::{Signal, Spawner};
@@ -107,6 +108,9 @@ impl<F: Flavor> Engine<F> {
         mode: Mode,
     ) -> Result<(), SubmitError<F::Task>> {
         let this = handle.engine();
+        // `Within`: the deadline, on the pool's clock, from the first time the
+        // pool was found saturated (`None` inside: too far to represent).
+        let mut deadline: Option<Option<Instant>> = None;
         loop {
             task = match this.attempt(handle, task) {
                 Attempt::Done(result) => return result,
@@ -114,7 +118,10 @@ impl<F: Flavor> Engine<F> {
                     if mode == Mode::Try || this.config.nonblocking {
                         return Err(SubmitError::Overload(task));
                     }
-                    match this.wait_for_room(handle, task) {
+                    if let Mode::Within(timeout) = mode {
+                        deadline.get_or_insert_with(|| this.clock.now().checked_add(timeout));
+                    }
+                    match this.wait_for_room(handle, task, deadline.flatten()) {
                         Attempt::Done(result) => return result,
                         Attempt::Saturated(task) => task, // room appeared: go round
                     }
@@ -410,9 +417,16 @@ impl<F: Flavor> Engine<F> {
 
     /// Saturated and allowed to block: watches for room for a moment, then joins
     /// the FIFO of waiters and parks until a worker serves it, a new worker is
-    /// granted, or the pool closes. `Saturated(task)` hands the task back to go
-    /// round again (room appeared).
-    fn wait_for_room<H: EngineRef<Self>>(&self, handle: &H, task: F::Task) -> Attempt<F::Task> {
+    /// granted, the pool closes, or — `deadline` — the time runs out: it then
+    /// takes itself out of the FIFO under the lock (`Timeout`), unless someone
+    /// took it out first, whose finish it waits for. `Saturated(task)` hands
+    /// the task back to go round again (room appeared).
+    fn wait_for_room<H: EngineRef<Self>>(
+        &self,
+        handle: &H,
+        task: F::Task,
+        deadline: Option<Instant>,
+    ) -> Attempt<F::Task> {
         if self.parallelism() > 1 {
             let mut spin = Spin::new(&self.clock, ROOM_FOR);
             while spin.wait() {
@@ -437,6 +451,10 @@ impl<F: Flavor> Engine<F> {
         if max != 0 && cold.waiters.len() >= max {
             return Attempt::Done(Err(SubmitError::Overload(task)));
         }
+        let remaining = deadline.map(|d| d.saturating_duration_since(self.clock.now()));
+        if remaining.is_some_and(|r| r.is_zero()) {
+            return Attempt::Done(Err(SubmitError::Timeout(task)));
+        }
         let node = Node::with_task(self.spawner.signal(), task, state::WAITING);
         let bomb = AbortOnUnwind;
         // SAFETY: `node` stays on this stack, unmoved, until it is finished and we
@@ -449,8 +467,18 @@ impl<F: Flavor> Engine<F> {
         let grants = self.grant_waiters(&mut cold);
         drop(cold);
         self.finish_grants(handle, grants);
-        node.signal().wait();
+        let finished = match remaining {
+            None => {
+                node.signal().wait();
+                true
+            }
+            Some(remaining) => node.signal().wait_timeout(remaining) || !self.leave_waiters(&node),
+        };
         bomb.disarm();
+        if !finished {
+            // SAFETY: we unlinked our node ourselves: nobody else touches it.
+            return Attempt::Done(Err(SubmitError::Timeout(unsafe { node.take_task() })));
+        }
         Attempt::Done(match node.state() {
             // Our task is in the lane, admitted.
             state::SERVED => Ok(()),
@@ -462,6 +490,25 @@ impl<F: Flavor> Engine<F> {
             state::GRANTED => self.start_with(handle, unsafe { node.take_task() }),
             other => unreachable!("antpool: waiter woken in state {other}"),
         })
+    }
+
+    /// A waiter whose time ran out takes its node out of the FIFO: `true` if
+    /// it did (its task is its own again, and newcomers may pass once the
+    /// FIFO is empty); `false` if someone took the node out first, in which
+    /// case it has waited for their finish, as an untimed waiter does.
+    fn leave_waiters(&self, node: &NodeOf<F>) -> bool {
+        let mut cold = self.cold.lock();
+        if !cold.waiters.remove(node.into()) {
+            // Taken out under the lock just now; the finish is coming.
+            drop(cold);
+            node.signal().wait();
+            return false;
+        }
+        if cold.waiters.len() == 0 {
+            self.gate.adm.clear(adm::WAITERS);
+        }
+        self.counters.waiting.store(cold.waiters.len(), Relaxed);
+        true
     }
 
     /// Whether a bounded queue's lane is full (a queue pool's saturation).

@@ -192,7 +192,7 @@ macro_rules! multi_struct {
             C: Clock,
             S: Spawner,
         {
-            shards: Shards<$pool>,
+            pub(crate) shards: Shards<$pool>,
         }
     };
 }

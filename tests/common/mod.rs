@@ -161,6 +161,13 @@ pub fn counted_pool(cap: usize) -> (TestPool, TestSpawner) {
     (pool, spawner)
 }
 
+/// A pool of one worker from `builder`, held busy until the returned gate opens.
+pub fn held_pool(builder: antpool::PoolBuilder) -> (Arc<antpool::Pool>, Gate) {
+    let pool = Arc::new(builder.capacity(1).build().unwrap());
+    let gate = occupy(&pool, 1);
+    (pool, gate)
+}
+
 /// Occupies `n` workers with tasks that wait on the returned gate, and returns
 /// once all `n` have started.
 pub fn occupy<Q, C, S>(pool: &antpool::Pool<Q, C, S>, n: usize) -> Gate

@@ -1,0 +1,234 @@
+//! Deadlines: submitting with a limit on how long to wait for room.
+//!
+//! `submit_timeout`, `spawn_timeout` and `invoke_timeout` behave as `submit`,
+//! `spawn` and `invoke` do — a task goes to an idle worker, a new worker, or
+//! the queue, and a saturated pool that may block makes the caller wait in the
+//! same FIFO as every blocking submitter, counted by `max_blocking_tasks` —
+//! except that a caller still waiting when its time is up takes itself out of
+//! the FIFO and gets its task back as [`SubmitError::Timeout`]. A waiter the
+//! pool let in just before the time ran out is let in (the engine decides
+//! under its lock: `engine/README.md`, "Waiters"); one that left never runs.
+//!
+//! The time counts from when the pool was first found saturated, on the
+//! pool's clock; a call that finds room at once never looks at the clock. A
+//! `nonblocking` pool, or `max_blocking_tasks` callers already waiting, is
+//! `Overload` at once, as for `submit`. Needs no allocator: the static pool
+//! has `invoke_timeout` too.
+
+use core::time::Duration;
+
+use crate::clock::Clock;
+use crate::engine::{Engine, Mode};
+use crate::error::SubmitError;
+use crate::exec::Call;
+#[cfg(feature = "alloc")]
+use crate::exec::WorkFn;
+#[cfg(feature = "alloc")]
+use crate::func::PoolWithFunc;
+use crate::func::{StaticEngine, StaticPoolWithFunc};
+#[cfg(feature = "alloc")]
+use crate::pool::Pool;
+#[cfg(feature = "alloc")]
+use crate::queue::WorkerQueue;
+use crate::spawner::Spawner;
+#[cfg(feature = "alloc")]
+use crate::task::{SmallTask, Task};
+
+#[cfg(feature = "alloc")]
+impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
+    /// Like [`submit`](Pool::submit), but waits at most `timeout` for room in a
+    /// saturated pool.
+    ///
+    /// # Errors
+    ///
+    /// The task comes back inside the error, untouched: [`SubmitError::Timeout`]
+    /// when the pool stayed saturated for all of `timeout` (the task never
+    /// runs); otherwise as for [`submit`](Pool::submit).
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// use std::time::Duration;
+    /// let pool = antpool::Pool::new(1).unwrap();
+    /// let (hold, wait) = mpsc::channel::<()>();
+    /// pool.submit(move || { let _ = wait.recv(); }).unwrap(); // occupies the only worker
+    /// let err = pool.submit_timeout(|| (), Duration::from_millis(5)).unwrap_err();
+    /// assert!(err.is_timeout());
+    /// assert_eq!(pool.waiting(), 0); // it left no waiter behind
+    /// drop(hold);
+    /// pool.submit_timeout(|| (), Duration::from_secs(5)).unwrap(); // room comes in time
+    /// ```
+    pub fn submit_timeout<F>(&self, task: F, timeout: Duration) -> Result<(), SubmitError<Task>>
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        Engine::submit(&self.engine, SmallTask::new(task), Mode::Within(timeout))
+            .map_err(|e| e.map(SmallTask::into_box))
+    }
+
+    /// Like [`spawn`](Pool::spawn), but waits at most `timeout` for room in a
+    /// saturated pool.
+    ///
+    /// # Errors
+    ///
+    /// The closure `f` comes back inside the error, untouched:
+    /// [`SubmitError::Timeout`] when the pool stayed saturated for all of
+    /// `timeout` (`f` never runs); otherwise as for [`spawn`](Pool::spawn).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let pool = antpool::Pool::new(2).unwrap();
+    /// let h = pool.spawn_timeout(|| 6 * 7, Duration::from_millis(50)).unwrap();
+    /// assert_eq!(h.join().unwrap(), 42);
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn spawn_timeout<F, R>(
+        &self,
+        f: F,
+        timeout: Duration,
+    ) -> Result<crate::std::join::JoinHandle<R>, SubmitError<F>>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        crate::std::join::spawn_with(f, |job| {
+            Engine::submit(&self.engine, job, Mode::Within(timeout))
+        })
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<A, F, Q, C, S> PoolWithFunc<A, F, Q, C, S>
+where
+    A: Send + 'static,
+    F: WorkFn<A>,
+    Q: WorkerQueue,
+    C: Clock,
+    S: Spawner,
+{
+    /// Like [`invoke`](PoolWithFunc::invoke), but waits at most `timeout` for
+    /// room in a saturated pool.
+    ///
+    /// # Errors
+    ///
+    /// The argument comes back inside the error, untouched:
+    /// [`SubmitError::Timeout`] when the pool stayed saturated for all of
+    /// `timeout` (the function never runs on it); otherwise as for
+    /// [`invoke`](PoolWithFunc::invoke).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let pool = antpool::PoolWithFunc::new(1, |ms: u64| {
+    ///     std::thread::sleep(Duration::from_millis(ms));
+    /// })
+    /// .unwrap();
+    /// pool.invoke(200).unwrap(); // the only worker sleeps
+    /// let err = pool.invoke_timeout(0, Duration::from_millis(5)).unwrap_err();
+    /// assert_eq!(err.into_inner(), 0);
+    /// ```
+    pub fn invoke_timeout(&self, arg: A, timeout: Duration) -> Result<(), SubmitError<A>> {
+        Engine::submit(&self.engine, Call::new(arg), Mode::Within(timeout))
+            .map_err(|e| e.map(Call::into_arg))
+    }
+}
+
+impl<A, const N: usize, C, S> StaticPoolWithFunc<A, N, C, S>
+where
+    A: Send + 'static,
+    C: Clock,
+    S: Spawner,
+{
+    /// Like [`invoke`](StaticPoolWithFunc::invoke), but waits at most
+    /// `timeout` for room in a saturated pool. Needs no allocator.
+    ///
+    /// # Errors
+    ///
+    /// The argument comes back inside the error, untouched:
+    /// [`SubmitError::Timeout`] when the pool stayed saturated for all of
+    /// `timeout`; otherwise as for [`invoke`](StaticPoolWithFunc::invoke).
+    ///
+    /// ```
+    /// # use antpool::{Options, StaticPoolWithFunc};
+    /// # use antpool::port::{StdClock, StdSpawner};
+    /// # use std::sync::LazyLock;
+    /// # use std::time::Duration;
+    /// static POOL: LazyLock<StaticPoolWithFunc<u8, 1, StdClock, StdSpawner>> = LazyLock::new(|| {
+    ///     StaticPoolWithFunc::new(Options::new().capacity(1), |n| assert_eq!(n, 9), StdClock::new(), StdSpawner::new())
+    /// });
+    /// POOL.invoke_timeout(9, Duration::from_millis(10)).unwrap();
+    /// ```
+    pub fn invoke_timeout(&'static self, arg: A, timeout: Duration) -> Result<(), SubmitError<A>> {
+        let handle: &'static StaticEngine<A, N, C, S> = &self.engine;
+        Engine::submit(&handle, Call::new(arg), Mode::Within(timeout))
+            .map_err(|e| e.map(Call::into_arg))
+    }
+}
+
+#[cfg(feature = "alloc")]
+mod multi {
+    use core::time::Duration;
+
+    use crate::clock::Clock;
+    use crate::engine::Mode;
+    use crate::error::SubmitError;
+    use crate::exec::{Call, WorkFn};
+    use crate::multi::{MultiPool, MultiPoolWithFunc};
+    use crate::queue::WorkerQueue;
+    use crate::spawner::Spawner;
+    use crate::task::{SmallTask, Task};
+
+    impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
+        /// Like [`submit`](MultiPool::submit), but waits at most `timeout` for
+        /// room in the pool the task is given to.
+        ///
+        /// # Errors
+        ///
+        /// The task comes back inside the error, untouched:
+        /// [`SubmitError::Timeout`] when that pool stayed saturated for all of
+        /// `timeout`; otherwise as for [`submit`](MultiPool::submit).
+        ///
+        /// ```
+        /// use antpool::{LoadBalancing, MultiPool};
+        /// use std::time::Duration;
+        /// let mp = MultiPool::new(2, 2, LoadBalancing::RoundRobin).unwrap();
+        /// mp.submit_timeout(|| println!("hello"), Duration::from_millis(10)).unwrap();
+        /// ```
+        pub fn submit_timeout<F>(&self, task: F, timeout: Duration) -> Result<(), SubmitError<Task>>
+        where
+            F: FnOnce() + Send + 'static,
+        {
+            self.shards
+                .submit(SmallTask::new(task), Mode::Within(timeout))
+                .map_err(|e| e.map(SmallTask::into_box))
+        }
+    }
+
+    impl<A, F, Q, C, S> MultiPoolWithFunc<A, F, Q, C, S>
+    where
+        A: Send + 'static,
+        F: WorkFn<A>,
+        Q: WorkerQueue,
+        C: Clock,
+        S: Spawner,
+    {
+        /// Like [`invoke`](MultiPoolWithFunc::invoke), but waits at most
+        /// `timeout` for room in the pool the argument is given to.
+        ///
+        /// # Errors
+        ///
+        /// The argument comes back inside the error, untouched:
+        /// [`SubmitError::Timeout`] when that pool stayed saturated for all of
+        /// `timeout`; otherwise as for [`invoke`](MultiPoolWithFunc::invoke).
+        ///
+        /// ```
+        /// use antpool::{LoadBalancing, MultiPoolWithFunc};
+        /// use std::time::Duration;
+        /// let mf = MultiPoolWithFunc::new(2, 1, LoadBalancing::RoundRobin, |n: u32| assert!(n < 5)).unwrap();
+        /// mf.invoke_timeout(3, Duration::from_millis(10)).unwrap();
+        /// ```
+        pub fn invoke_timeout(&self, arg: A, timeout: Duration) -> Result<(), SubmitError<A>> {
+            self.shards
+                .submit(Call::new(arg), Mode::Within(timeout))
+                .map_err(|e| e.map(Call::into_arg))
+        }
+    }
+}
