@@ -12,6 +12,10 @@ use std::time::{Duration, Instant};
 use antpool::{Pool, PoolWithFunc, SubmitError};
 use common::{Counter, eventually, held_pool, occupy};
 
+/// How long a test waits for a pool's workers to exit (none may outlive the
+/// test: Miri checks).
+const EXIT: Duration = Duration::from_secs(30);
+
 #[test]
 fn a_saturated_pool_hands_the_task_back_once_the_time_is_up() {
     for (name, builder) in [
@@ -37,6 +41,7 @@ fn a_saturated_pool_hands_the_task_back_once_the_time_is_up() {
         assert_eq!(ran.get(), 0, "{name}: a task that timed out never runs");
         err.into_inner().run(); // the task came back whole
         assert_eq!(ran.get(), 1, "{name}");
+        pool.release_timeout(EXIT).unwrap();
     }
 }
 
@@ -53,6 +58,7 @@ fn room_that_comes_in_time_lets_the_task_in() {
         .unwrap();
     assert!(ran.reaches(1));
     opener.join().unwrap();
+    pool.release_timeout(EXIT).unwrap();
 }
 
 #[test]
@@ -71,6 +77,7 @@ fn a_pool_with_room_takes_the_task_even_with_no_time_at_all() {
             .is_timeout()
     );
     gate.open();
+    pool.release_timeout(EXIT).unwrap();
 }
 
 #[test]
@@ -91,6 +98,7 @@ fn a_timed_out_waiter_does_not_hold_up_the_ones_behind_it() {
     second.join().unwrap().unwrap();
     assert!(pool.wait_idle_timeout(Duration::from_secs(10)));
     assert_eq!(*order.lock().unwrap(), vec![2]);
+    pool.release_timeout(EXIT).unwrap();
 }
 
 #[test]
@@ -99,9 +107,12 @@ fn a_release_while_it_waits_returns_the_task_closed() {
     let p = pool.clone();
     let waiter = thread::spawn(move || p.submit_timeout(|| (), Duration::from_secs(30)));
     assert!(eventually(|| pool.waiting() == 1));
-    pool.release();
+    // The release turns the waiter away at once, then waits for the busy worker.
+    let p = pool.clone();
+    let releaser = thread::spawn(move || p.release_timeout(EXIT));
     assert!(waiter.join().unwrap().unwrap_err().is_closed());
     gate.open();
+    releaser.join().unwrap().unwrap();
 }
 
 #[test]
@@ -114,6 +125,7 @@ fn nonblocking_and_max_blocking_pools_refuse_at_once_as_for_submit() {
     assert!(err.is_overload(), "{err:?}");
     assert!(start.elapsed() < Duration::from_secs(10));
     gate.open();
+    pool.release_timeout(EXIT).unwrap();
 
     // A timed waiter counts against `max_blocking_tasks` like any other.
     let (pool, gate) = held_pool(Pool::builder().max_blocking_tasks(1));
@@ -123,6 +135,7 @@ fn nonblocking_and_max_blocking_pools_refuse_at_once_as_for_submit() {
     assert!(pool.submit(|| ()).unwrap_err().is_overload());
     gate.open();
     waiter.join().unwrap().unwrap();
+    pool.release_timeout(EXIT).unwrap();
 }
 
 #[test]
@@ -142,6 +155,8 @@ fn spawn_and_invoke_hand_back_what_they_were_given() {
         42
     );
 
+    pool.release_timeout(EXIT).unwrap();
+
     let (hold, wait) = mpsc::channel::<()>();
     let wait = Mutex::new(wait);
     let fp = PoolWithFunc::new(1, move |n: u32| {
@@ -155,6 +170,7 @@ fn spawn_and_invoke_hand_back_what_they_were_given() {
     assert_eq!(err, SubmitError::Timeout(7));
     drop(hold);
     fp.invoke_timeout(8, Duration::from_secs(30)).unwrap();
+    fp.release_timeout(EXIT).unwrap();
 }
 
 #[test]
@@ -184,6 +200,7 @@ fn a_timeout_racing_the_finishing_worker_runs_the_task_once_or_hands_it_back() {
         assert_eq!(pool.waiting(), 0, "round {round}");
     }
     assert_eq!(ins + outs, 300);
+    pool.release_timeout(EXIT).unwrap();
 }
 
 #[test]
@@ -202,6 +219,7 @@ fn multi_pools_wait_at_most_the_time_too() {
     );
     drop(hold);
     mp.submit_timeout(|| (), Duration::from_secs(30)).unwrap();
+    mp.release_timeout(EXIT).unwrap();
 
     let mf = MultiPoolWithFunc::new(1, 1, LoadBalancing::RoundRobin, |ms: u64| {
         thread::sleep(Duration::from_millis(ms));
@@ -212,4 +230,5 @@ fn multi_pools_wait_at_most_the_time_too() {
         mf.invoke_timeout(0, Duration::from_millis(5)).unwrap_err(),
         SubmitError::Timeout(0)
     );
+    mf.release_timeout(EXIT).unwrap();
 }
