@@ -18,21 +18,20 @@
 use core::time::Duration;
 
 use crate::clock::Clock;
-use crate::engine::{Engine, Mode};
+use crate::engine::Mode;
 use crate::error::SubmitError;
-use crate::exec::Call;
 #[cfg(feature = "alloc")]
 use crate::exec::WorkFn;
 #[cfg(feature = "alloc")]
 use crate::func::PoolWithFunc;
-use crate::func::{StaticEngine, StaticPoolWithFunc};
+use crate::func::StaticPoolWithFunc;
 #[cfg(feature = "alloc")]
 use crate::pool::Pool;
 #[cfg(feature = "alloc")]
 use crate::queue::WorkerQueue;
 use crate::spawner::Spawner;
 #[cfg(feature = "alloc")]
-use crate::task::{SmallTask, Task};
+use crate::task::Task;
 
 #[cfg(feature = "alloc")]
 impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
@@ -61,8 +60,7 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     where
         F: FnOnce() + Send + 'static,
     {
-        Engine::submit(&self.engine, SmallTask::new(task), Mode::Within(timeout))
-            .map_err(|e| e.map(SmallTask::into_box))
+        self.submit_in(task, Mode::Within(timeout))
     }
 
     /// Like [`spawn`](Pool::spawn), but waits at most `timeout` for room in a
@@ -90,9 +88,7 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        crate::std::join::spawn_with(f, |job| {
-            Engine::submit(&self.engine, job, Mode::Within(timeout))
-        })
+        self.spawn_in(f, Mode::Within(timeout))
     }
 }
 
@@ -126,8 +122,7 @@ where
     /// assert_eq!(err.into_inner(), 0);
     /// ```
     pub fn invoke_timeout(&self, arg: A, timeout: Duration) -> Result<(), SubmitError<A>> {
-        Engine::submit(&self.engine, Call::new(arg), Mode::Within(timeout))
-            .map_err(|e| e.map(Call::into_arg))
+        self.invoke_in(arg, Mode::Within(timeout))
     }
 }
 
@@ -157,9 +152,7 @@ where
     /// POOL.invoke_timeout(9, Duration::from_millis(10)).unwrap();
     /// ```
     pub fn invoke_timeout(&'static self, arg: A, timeout: Duration) -> Result<(), SubmitError<A>> {
-        let handle: &'static StaticEngine<A, N, C, S> = &self.engine;
-        Engine::submit(&handle, Call::new(arg), Mode::Within(timeout))
-            .map_err(|e| e.map(Call::into_arg))
+        self.invoke_in(arg, Mode::Within(timeout))
     }
 }
 
@@ -170,11 +163,11 @@ mod multi {
     use crate::clock::Clock;
     use crate::engine::Mode;
     use crate::error::SubmitError;
-    use crate::exec::{Call, WorkFn};
+    use crate::exec::WorkFn;
     use crate::multi::{MultiPool, MultiPoolWithFunc};
     use crate::queue::WorkerQueue;
     use crate::spawner::Spawner;
-    use crate::task::{SmallTask, Task};
+    use crate::task::Task;
 
     impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
         /// Like [`submit`](MultiPool::submit), but waits at most `timeout` for
@@ -196,9 +189,7 @@ mod multi {
         where
             F: FnOnce() + Send + 'static,
         {
-            self.shards
-                .submit(SmallTask::new(task), Mode::Within(timeout))
-                .map_err(|e| e.map(SmallTask::into_box))
+            self.submit_in(task, Mode::Within(timeout))
         }
     }
 
@@ -226,9 +217,7 @@ mod multi {
         /// mf.invoke_timeout(3, Duration::from_millis(10)).unwrap();
         /// ```
         pub fn invoke_timeout(&self, arg: A, timeout: Duration) -> Result<(), SubmitError<A>> {
-            self.shards
-                .submit(Call::new(arg), Mode::Within(timeout))
-                .map_err(|e| e.map(Call::into_arg))
+            self.invoke_in(arg, Mode::Within(timeout))
         }
     }
 }

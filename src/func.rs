@@ -37,7 +37,7 @@ pub(crate) type FuncFlavor<A, F, Q, C, S> =
 type FuncEngine<A, F, Q, C, S> = Engine<FuncFlavor<A, F, Q, C, S>>;
 /// One task of a static pool over `A`.
 type StaticCall<A> = CallOf<A, fn(A)>;
-pub(crate) type StaticEngine<A, const N: usize, C, S> = Engine<
+type StaticEngine<A, const N: usize, C, S> = Engine<
     Parts<StaticCall<A>, WorkerRing<N>, [Slot<StaticCall<A>>; N], C, S, Guarded<CallFn<fn(A)>>>,
 >;
 
@@ -74,7 +74,7 @@ macro_rules! pool_with_func_struct {
             C: Clock,
             S: Spawner,
         {
-            pub(crate) engine: Arc<FuncEngine<A, F, Q, C, S>>,
+            engine: Arc<FuncEngine<A, F, Q, C, S>>,
             /// Shared by this handle's clones; the last one releases the pool.
             /// It holds the engine too: `engine` beside it spares every submit
             /// the hop through the owner.
@@ -225,7 +225,13 @@ where
     /// let pool = antpool::PoolWithFunc::new(1, |rc: std::rc::Rc<u8>| drop(rc)).unwrap();
     /// ```
     pub fn invoke(&self, arg: A) -> Result<(), SubmitError<A>> {
-        Engine::submit(&self.engine, Call::new(arg), Mode::Block).map_err(|e| e.map(Call::into_arg))
+        self.invoke_in(arg, Mode::Block)
+    }
+
+    /// [`invoke`](PoolWithFunc::invoke) in `mode`: blocking, never, or for at
+    /// most a time (`deadline.rs`).
+    pub(crate) fn invoke_in(&self, arg: A, mode: Mode) -> Result<(), SubmitError<A>> {
+        Engine::submit(&self.engine, Call::new(arg), mode).map_err(|e| e.map(Call::into_arg))
     }
 
     /// Runs the pool's function on `arg` like [`invoke`](PoolWithFunc::invoke),
@@ -276,7 +282,7 @@ where
     /// drop(hold);
     /// ```
     pub fn try_invoke(&self, arg: A) -> Result<(), SubmitError<A>> {
-        Engine::submit(&self.engine, Call::new(arg), Mode::Try).map_err(|e| e.map(Call::into_arg))
+        self.invoke_in(arg, Mode::Try)
     }
 
     /// Changes the capacity at run time; see [`Pool::tune`](crate::Pool::tune).
@@ -415,7 +421,7 @@ where
     C: Clock,
     S: Spawner,
 {
-    pub(crate) engine: StaticEngine<A, N, C, S>,
+    engine: StaticEngine<A, N, C, S>,
 }
 
 crate::face::unwind_safe!([A, const N: usize, C, S] StaticPoolWithFunc<A, N, C, S>
@@ -544,8 +550,13 @@ where
     /// POOL.invoke(9).unwrap();
     /// ```
     pub fn invoke(&'static self, arg: A) -> Result<(), SubmitError<A>> {
+        self.invoke_in(arg, Mode::Block)
+    }
+
+    /// [`invoke`](StaticPoolWithFunc::invoke) in `mode`.
+    pub(crate) fn invoke_in(&'static self, arg: A, mode: Mode) -> Result<(), SubmitError<A>> {
         let handle: &'static StaticEngine<A, N, C, S> = &self.engine;
-        Engine::submit(&handle, Call::new(arg), Mode::Block).map_err(|e| e.map(Call::into_arg))
+        Engine::submit(&handle, Call::new(arg), mode).map_err(|e| e.map(Call::into_arg))
     }
 
     /// Like [`invoke`](Self::invoke), but never blocks: a saturated pool returns
@@ -569,8 +580,7 @@ where
     /// POOL.try_invoke(1).unwrap(); // starts the first worker
     /// ```
     pub fn try_invoke(&'static self, arg: A) -> Result<(), SubmitError<A>> {
-        let handle: &'static StaticEngine<A, N, C, S> = &self.engine;
-        Engine::submit(&handle, Call::new(arg), Mode::Try).map_err(|e| e.map(Call::into_arg))
+        self.invoke_in(arg, Mode::Try)
     }
 
     /// Changes the capacity at run time, up to `N`; see

@@ -62,7 +62,7 @@ macro_rules! pool_struct {
             C: Clock,
             S: Spawner,
         {
-            pub(crate) engine: Arc<PoolEngine<Q, C, S>>,
+            engine: Arc<PoolEngine<Q, C, S>>,
             /// Shared by this handle's clones; the last one releases the pool.
             /// It holds the engine too: `engine` beside it spares every submit
             /// the hop through the owner.
@@ -193,7 +193,16 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     where
         F: FnOnce() + Send + 'static,
     {
-        Engine::submit(&self.engine, SmallTask::new(task), Mode::Block)
+        self.submit_in(task, Mode::Block)
+    }
+
+    /// [`submit`](Pool::submit) in `mode`: blocking, never, or for at most a
+    /// time (`deadline.rs`).
+    pub(crate) fn submit_in<F>(&self, task: F, mode: Mode) -> Result<(), SubmitError<Task>>
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        Engine::submit(&self.engine, SmallTask::new(task), mode)
             .map_err(|e| e.map(SmallTask::into_box))
     }
 
@@ -235,7 +244,21 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        crate::std::join::spawn_with(f, |job| Engine::submit(&self.engine, job, Mode::Block))
+        self.spawn_in(f, Mode::Block)
+    }
+
+    /// [`spawn`](Pool::spawn) in `mode`.
+    #[cfg(feature = "std")]
+    pub(crate) fn spawn_in<F, R>(
+        &self,
+        f: F,
+        mode: Mode,
+    ) -> Result<crate::std::join::JoinHandle<R>, SubmitError<F>>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        crate::std::join::spawn_with(f, |job| Engine::submit(&self.engine, job, mode))
     }
 
     /// Like [`submit`](Pool::submit), but never blocks: a saturated pool returns
@@ -261,8 +284,7 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     where
         F: FnOnce() + Send + 'static,
     {
-        Engine::submit(&self.engine, SmallTask::new(task), Mode::Try)
-            .map_err(|e| e.map(SmallTask::into_box))
+        self.submit_in(task, Mode::Try)
     }
 }
 

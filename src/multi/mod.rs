@@ -192,7 +192,7 @@ macro_rules! multi_struct {
             C: Clock,
             S: Spawner,
         {
-            pub(crate) shards: Shards<$pool>,
+            shards: Shards<$pool>,
         }
     };
 }
@@ -288,8 +288,16 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
     where
         F: FnOnce() + Send + 'static,
     {
+        self.submit_in(task, Mode::Block)
+    }
+
+    /// [`submit`](MultiPool::submit) in `mode` (see `Pool::submit_in`).
+    pub(crate) fn submit_in<F>(&self, task: F, mode: Mode) -> Result<(), SubmitError<Task>>
+    where
+        F: FnOnce() + Send + 'static,
+    {
         self.shards
-            .submit(SmallTask::new(task), Mode::Block)
+            .submit(SmallTask::new(task), mode)
             .map_err(|e| e.map(SmallTask::into_box))
     }
 
@@ -312,9 +320,7 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
     where
         F: FnOnce() + Send + 'static,
     {
-        self.shards
-            .submit(SmallTask::new(task), Mode::Try)
-            .map_err(|e| e.map(SmallTask::into_box))
+        self.submit_in(task, Mode::Try)
     }
 
     /// Runs `f` on one of the pools and returns a handle to its result; see
@@ -468,8 +474,13 @@ where
     /// mf.invoke(3).unwrap();
     /// ```
     pub fn invoke(&self, arg: A) -> Result<(), SubmitError<A>> {
+        self.invoke_in(arg, Mode::Block)
+    }
+
+    /// [`invoke`](MultiPoolWithFunc::invoke) in `mode` (see `Pool::submit_in`).
+    pub(crate) fn invoke_in(&self, arg: A, mode: Mode) -> Result<(), SubmitError<A>> {
         self.shards
-            .submit(Call::new(arg), Mode::Block)
+            .submit(Call::new(arg), mode)
             .map_err(|e| e.map(Call::into_arg))
     }
 
@@ -489,9 +500,7 @@ where
     /// mf.try_invoke(3).unwrap();
     /// ```
     pub fn try_invoke(&self, arg: A) -> Result<(), SubmitError<A>> {
-        self.shards
-            .submit(Call::new(arg), Mode::Try)
-            .map_err(|e| e.map(Call::into_arg))
+        self.invoke_in(arg, Mode::Try)
     }
 
     /// Runs the function on `arg` in one of the pools and returns a handle to its

@@ -122,7 +122,7 @@ impl<P: Shard> Shards<P> {
         }
     }
 
-    pub(crate) fn submit(&self, task: TaskOf<P>, mode: Mode) -> Result<(), SubmitError<TaskOf<P>>> {
+    pub(super) fn submit(&self, task: TaskOf<P>, mode: Mode) -> Result<(), SubmitError<TaskOf<P>>> {
         let result = self.place(task, mode);
         if result.is_err() {
             self.rejected.fetch_add(1, Ordering::Relaxed);
