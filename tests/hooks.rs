@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use antpool::{Pool, PoolWithFunc};
-use common::{Counter, Gate, eventually};
+use common::{Counter, Gate, PATIENCE, eventually};
 
 thread_local! {
     /// Set by the start hook on the thread it runs on.
@@ -78,7 +78,7 @@ fn every_worker_runs_its_start_hook_before_its_first_task_and_its_stop_hook_last
     assert_eq!(calls.starts(), pool.stats().spawned);
     assert_eq!(calls.stops(), 0, "no worker has stopped yet");
 
-    pool.release_timeout(Duration::from_secs(5)).unwrap();
+    pool.release_timeout(PATIENCE).unwrap();
     // `Ok` means every stop hook has run, not merely been started.
     let stats = pool.stats();
     assert_eq!(calls.stops(), stats.spawned);
@@ -108,7 +108,7 @@ fn a_worker_that_expires_or_is_tuned_away_runs_its_stop_hook() {
     }
     assert!(eventually(|| calls.starts() == 3));
     gate.open();
-    assert!(pool.wait_idle_timeout(Duration::from_secs(5)));
+    assert!(pool.wait_idle_timeout(PATIENCE));
     // Tuned down to one: surplus idle workers retire now.
     pool.tune(1);
     assert!(eventually(|| calls.stops() >= 2), "tuned-away workers stop");
@@ -119,7 +119,7 @@ fn a_worker_that_expires_or_is_tuned_away_runs_its_stop_hook() {
     // A new worker starts again, with its hook.
     pool.spawn(|| ()).unwrap().join().unwrap();
     assert_eq!(calls.starts(), 4, "its hook ran before its task");
-    pool.release_timeout(Duration::from_secs(5)).unwrap();
+    pool.release_timeout(PATIENCE).unwrap();
     assert_eq!(calls.stops(), 4);
 }
 
@@ -145,9 +145,9 @@ fn a_panicking_hook_goes_to_the_panic_handler_and_loses_no_task() {
         pool.submit(move || ran.add()).unwrap();
     }
     assert_eq!(pool.spawn(|| 7).unwrap().join().unwrap(), 7);
-    assert!(pool.wait_idle_timeout(Duration::from_secs(5)));
+    assert!(pool.wait_idle_timeout(PATIENCE));
     assert_eq!(ran.get(), 10);
-    pool.release_timeout(Duration::from_secs(5)).unwrap();
+    pool.release_timeout(PATIENCE).unwrap();
     let stats = pool.stats();
     assert_eq!(stats.panicked, 0, "a hook's panic is not a task's");
     assert_eq!(stats.completed, 11);
@@ -171,7 +171,7 @@ fn function_pools_and_multi_pools_take_the_same_hooks() {
         .build()
         .unwrap();
     pool.invoke(3).unwrap();
-    pool.release_timeout(Duration::from_secs(5)).unwrap();
+    pool.release_timeout(PATIENCE).unwrap();
     assert_eq!(starts.get(), pool.stats().spawned);
 
     let starts = Counter::new();
@@ -185,7 +185,7 @@ fn function_pools_and_multi_pools_take_the_same_hooks() {
     for _ in 0..3 {
         mp.spawn(|| ()).unwrap().join().unwrap();
     }
-    mp.release_timeout(Duration::from_secs(5)).unwrap();
+    mp.release_timeout(PATIENCE).unwrap();
     assert_eq!(
         starts.get(),
         mp.stats().spawned,

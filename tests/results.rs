@@ -11,7 +11,7 @@ use std::thread::{self, Thread};
 use std::time::Duration;
 
 use antpool::{JoinHandle, Pool, PoolWithFunc};
-use common::{Counter, Gate, occupy};
+use common::{Counter, Gate, PATIENCE, occupy};
 
 /// The smallest executor that can run a future to completion: poll, and park
 /// until woken.
@@ -153,7 +153,7 @@ fn a_rejected_spawn_hands_back_the_callers_closure_with_its_captures() {
     let err = pool.spawn(|| "late").unwrap_err();
     assert!(err.is_closed());
     assert_eq!(err.into_inner()(), "late");
-    assert!(pool.wait_idle_timeout(Duration::from_secs(5)));
+    assert!(pool.wait_idle_timeout(PATIENCE));
     assert_eq!(
         pool.stats().completed,
         1,
@@ -165,7 +165,7 @@ fn a_rejected_spawn_hands_back_the_callers_closure_with_its_captures() {
 fn a_rejected_multipool_spawn_hands_back_the_closure_too() {
     use antpool::{LoadBalancing, MultiPool};
     let mp = MultiPool::new(2, 1, LoadBalancing::RoundRobin).unwrap();
-    mp.release_timeout(Duration::from_secs(5)).unwrap();
+    mp.release_timeout(PATIENCE).unwrap();
     let data: Vec<i32> = (1..=3).collect(); // owned, moved into the closure
     let err = mp.spawn(move || data.iter().sum::<i32>()).unwrap_err();
     assert!(err.is_closed());
