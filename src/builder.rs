@@ -8,7 +8,7 @@ use core::marker::PhantomData;
 use core::time::Duration;
 
 use crate::clock::Clock;
-use crate::engine::{Config, Engine, boxed_slots};
+use crate::engine::{Config, Engine, Flavor, boxed_slots};
 use crate::error::BuildError;
 use crate::exec::{self, CallFn, RunTask};
 use crate::func::PoolWithFunc;
@@ -265,6 +265,19 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
         self
     }
 
+    /// Keeps `n` workers warm: started at build, never expired below `n` idle;
+    /// see [`Options::min_idle`].
+    ///
+    /// ```
+    /// let pool = antpool::Pool::builder().capacity(4).min_idle(2).build().unwrap();
+    /// assert_eq!(pool.running(), 2); // started before the first task
+    /// ```
+    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
+    pub fn min_idle(mut self, n: usize) -> Self {
+        self.options = self.options.min_idle(n);
+        self
+    }
+
     /// Replaces all [`Options`] at once.
     ///
     /// ```
@@ -409,14 +422,17 @@ impl<M, Q, C> Builder<M, Q, C, crate::std::StdSpawner> {
 
 impl<Q: WorkerQueue, C: Clock, S: Spawner> Builder<ForPool, Q, C, S> {
     /// Validates the options and builds the pool. No thread starts until the
-    /// first task.
+    /// first task, but for the `min_idle` workers, which start here.
     ///
     /// # Errors
     ///
     /// [`BuildError`](crate::BuildError) names the first invalid option: no capacity
     /// chosen (`MissingCapacity`), a capacity of 0 (`InvalidCapacity`) or above
     /// [`MAX_CAPACITY`](crate::MAX_CAPACITY) (`CapacityTooLarge`), a zero expiry
-    /// (`InvalidExpiry`), `prealloc` with `unbounded` (`InvalidPreAllocSize`).
+    /// (`InvalidExpiry`), `prealloc` with `unbounded` (`InvalidPreAllocSize`),
+    /// `min_idle` above the capacity (`InvalidMinIdle`); `SpawnFailed` if the
+    /// spawner could not start the `min_idle` workers (those that started are
+    /// released).
     ///
     /// ```
     /// use antpool::{BuildError, Pool};
@@ -435,7 +451,9 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Builder<ForPool, Q, C, S> {
             parts.spawner,
             parts.exec.wrap(RunTask),
         );
-        Ok(Pool::from_engine(Arc::new(engine)))
+        let pool = Pool::from_engine(Arc::new(engine));
+        warm(pool.engine())?;
+        Ok(pool)
     }
 }
 
@@ -448,7 +466,7 @@ where
     S: Spawner,
 {
     /// Validates the options and builds the pool. No thread starts until the
-    /// first argument.
+    /// first argument, but for the `min_idle` workers, which start here.
     ///
     /// # Errors
     ///
@@ -465,6 +483,17 @@ where
         let ring = config.ring_size();
         let slots = boxed_slots(ring);
         let engine = Engine::new(config, queue, slots, ring, parts.clock, parts.spawner, exec);
-        Ok(PoolWithFunc::from_engine(Arc::new(engine)))
+        let pool = PoolWithFunc::from_engine(Arc::new(engine));
+        warm(pool.engine())?;
+        Ok(pool)
+    }
+}
+
+/// Starts a new pool's `min_idle` workers (see [`Options::min_idle`]). On
+/// failure the caller drops the pool, which releases the ones that started.
+fn warm<F: Flavor>(engine: &Arc<Engine<F>>) -> Result<(), BuildError> {
+    match Engine::warm(engine) {
+        true => Ok(()),
+        false => Err(BuildError::SpawnFailed),
     }
 }

@@ -24,12 +24,12 @@ use crate::error::SubmitError;
 use crate::exec::WorkFn;
 #[cfg(feature = "alloc")]
 use crate::func::PoolWithFunc;
-use crate::func::StaticPoolWithFunc;
 #[cfg(feature = "alloc")]
 use crate::pool::Pool;
 #[cfg(feature = "alloc")]
 use crate::queue::WorkerQueue;
 use crate::spawner::Spawner;
+use crate::static_func::StaticPoolWithFunc;
 #[cfg(feature = "alloc")]
 use crate::task::Task;
 

@@ -184,6 +184,12 @@ pub enum BuildError {
     /// `antpool::configure` came after the default pool was configured or
     /// first used: it is made once.
     DefaultPoolExists,
+    /// `min_idle(n)` asked for more warm workers than the capacity allows
+    /// (or than [`MAX_CAPACITY`](crate::MAX_CAPACITY), for an unbounded pool).
+    InvalidMinIdle,
+    /// The platform could not start the `min_idle` workers (the `Spawner`
+    /// refused a thread); the workers that did start were released.
+    SpawnFailed,
 }
 
 impl BuildError {
@@ -219,6 +225,10 @@ impl BuildError {
             BuildError::DefaultPoolExists => {
                 "the default pool already exists: configure it once, before its first use"
             }
+            BuildError::InvalidMinIdle => {
+                "invalid min_idle: more warm workers than the pool's capacity"
+            }
+            BuildError::SpawnFailed => "the platform could not start the pool's min_idle workers",
         }
     }
 }

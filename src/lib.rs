@@ -130,6 +130,7 @@ mod engine;
 mod error;
 mod exec;
 mod face;
+#[cfg(feature = "alloc")]
 mod func;
 #[cfg(feature = "alloc")]
 mod multi;
@@ -141,6 +142,7 @@ mod pool;
 pub mod port;
 mod queue;
 mod spawner;
+mod static_func;
 mod stats;
 #[cfg(feature = "std")]
 mod std;
@@ -153,7 +155,6 @@ pub use error::{BuildError, ReleaseError, SubmitError};
 pub use exec::WorkFn;
 #[cfg(feature = "alloc")]
 pub use func::PoolWithFunc;
-pub use func::StaticPoolWithFunc;
 #[cfg(feature = "alloc")]
 pub use multi::{LoadBalancing, MultiPool, MultiPoolWithFunc};
 pub use options::{DEFAULT_EXPIRY, MAX_CAPACITY, Options};
@@ -162,6 +163,7 @@ pub use pool::Pool;
 pub use queue::WorkerRing;
 #[cfg(feature = "alloc")]
 pub use queue::{IdleQueue, WorkerRingBuf, WorkerStack};
+pub use static_func::StaticPoolWithFunc;
 pub use stats::Stats;
 #[cfg(feature = "std")]
 pub use std::global::{

@@ -48,12 +48,15 @@ enum Capacity {
 /// | `nonblocking(b)` | `false` | `true`: a saturated pool rejects instead of blocking the submitter |
 /// | `max_blocking_tasks(n)` | 0 (no limit) | at most `n` submitters block at once; more are rejected |
 /// | `max_queued_tasks(n)` / `unbounded_queue()` | off | queue mode: a saturated pool queues up to `n` tasks (or any number) before blocking or rejecting |
+/// | `min_idle(n)` | 0 | `n` warm workers: started at build, and expiry never leaves fewer than `n` idle |
 ///
 /// Validation, in this order: an expiry of zero is [`BuildError::InvalidExpiry`]
 /// (whatever the capacity); no capacity chosen is [`BuildError::MissingCapacity`];
 /// a capacity of 0 is [`BuildError::InvalidCapacity`], one above
 /// [`MAX_CAPACITY`] [`BuildError::CapacityTooLarge`]; `prealloc` with an
-/// unbounded pool is [`BuildError::InvalidPreAllocSize`].
+/// unbounded pool is [`BuildError::InvalidPreAllocSize`]; a `min_idle` above the
+/// capacity (or above [`MAX_CAPACITY`] for an unbounded pool) is
+/// [`BuildError::InvalidMinIdle`].
 ///
 /// ```
 /// use antpool::{BuildError, Options};
@@ -73,6 +76,7 @@ pub struct Options {
     nonblocking: bool,
     max_blocking_tasks: usize,
     queue_limit: usize,
+    min_idle: usize,
 }
 
 impl Default for Options {
@@ -98,6 +102,7 @@ impl Options {
             nonblocking: false,
             max_blocking_tasks: 0,
             queue_limit: 0,
+            min_idle: 0,
         }
     }
 
@@ -215,6 +220,29 @@ impl Options {
         self
     }
 
+    /// Keeps `n` workers warm: the builders start `n` workers when they build
+    /// the pool (a [`StaticPoolWithFunc`](crate::StaticPoolWithFunc), built in a
+    /// `const` context, starts them with
+    /// [`start_min_idle`](crate::StaticPoolWithFunc::start_min_idle)), and idle
+    /// expiry (and [`purge`](crate::Pool::purge)) never retires a worker when that
+    /// would leave fewer than `n` idle: the first tasks after a quiet spell find
+    /// a thread waiting instead of paying for a new one. `tune` and release are
+    /// not held back by it (after `tune(c)` with `c < n` at most `c` workers stay).
+    /// In a multi-pool the floor is per pool.
+    /// 0 (the default): no floor, no thread before the first task. Above the
+    /// capacity: [`BuildError::InvalidMinIdle`].
+    ///
+    /// ```
+    /// use antpool::{BuildError, Options};
+    /// assert!(Options::new().capacity(4).min_idle(2).validate().is_ok());
+    /// assert_eq!(Options::new().capacity(4).min_idle(5).validate(), Err(BuildError::InvalidMinIdle));
+    /// ```
+    #[must_use = "`Options` are a value: use the one this returns"]
+    pub const fn min_idle(mut self, n: usize) -> Self {
+        self.min_idle = n;
+        self
+    }
+
     /// Checks the options (see the [type docs](Options) for the rules and order).
     ///
     /// # Errors
@@ -245,6 +273,13 @@ impl Options {
         if self.prealloc && capacity.is_none() {
             return Err(BuildError::InvalidPreAllocSize);
         }
+        let most = match capacity {
+            Some(n) => n,
+            None => MAX_CAPACITY,
+        };
+        if self.min_idle > most {
+            return Err(BuildError::InvalidMinIdle);
+        }
         Ok(Config {
             capacity,
             expiry: self.expiry,
@@ -253,6 +288,7 @@ impl Options {
             nonblocking: self.nonblocking,
             max_blocking: self.max_blocking_tasks,
             queue_limit: self.queue_limit,
+            min_idle: self.min_idle,
         })
     }
 }

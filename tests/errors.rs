@@ -82,6 +82,8 @@ fn every_error_has_its_own_message_and_is_an_error() {
         BuildError::QueueUnsupported,
         BuildError::CapacityTooLarge,
         BuildError::DefaultPoolExists,
+        BuildError::InvalidMinIdle,
+        BuildError::SpawnFailed,
     ]
     .iter()
     .map(|e| e.to_string())

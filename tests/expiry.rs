@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use antpool::Pool;
 use antpool::port::{Instant, ManualClock};
-use common::{Counter, Gate, TestSpawner, eventually, occupy};
+use common::{Counter, Gate, ManualPool, TestSpawner, eventually, occupy, on_manual_clock};
 
 /// A pool of `cap` on a manual clock, with a counting spawner. With
 /// `own_timers` off (`disable_purge`), `purge` is the only reaper, so the
@@ -20,22 +20,13 @@ fn manual_pool(
     cap: usize,
     expiry: Duration,
     own_timers: bool,
-) -> (
-    Pool<antpool::IdleQueue, Arc<ManualClock>, TestSpawner>,
-    Arc<ManualClock>,
-    TestSpawner,
-) {
-    let clock = Arc::new(ManualClock::new());
-    let spawner = TestSpawner::new();
-    let pool = Pool::builder()
-        .capacity(cap)
-        .expiry(expiry)
-        .disable_purge(!own_timers)
-        .clock(clock.clone())
-        .spawner(spawner.clone())
-        .build()
-        .unwrap();
-    (pool, clock, spawner)
+) -> (ManualPool, Arc<ManualClock>, TestSpawner) {
+    on_manual_clock(
+        Pool::builder()
+            .capacity(cap)
+            .expiry(expiry)
+            .disable_purge(!own_timers),
+    )
 }
 
 /// Makes `n` workers and lets them go idle.

@@ -55,6 +55,11 @@ impl<F: Flavor> Engine<F> {
     /// Removes the workers idle since `cutoff` or earlier from the idle queue
     /// (under the lock), takes them out of the workers' word, and chains them to
     /// be retired after the lock — except `me`, the caller, reported instead.
+    ///
+    /// The warm floor (`min_idle`) holds: no more go than leave `min_idle`
+    /// idle. The oldest expired go; the rest of the expired are put back as
+    /// idle from now (a worker among them finds its stamp moved up when its
+    /// timer fires, and waits a full expiry again).
     pub(super) fn reap(
         &self,
         cold: &mut Guard<'_, F>,
@@ -63,8 +68,23 @@ impl<F: Flavor> Engine<F> {
     ) -> (ChainOf<F>, bool) {
         let watcher = cold.watcher;
         let mut retired: ChainOf<F> = Chain::new();
-        let (mut me_too, mut watcher_gone) = (false, false);
-        let n = cold.idle.refresh(cutoff, |w| {
+        let may_go = cold.idle.len().saturating_sub(self.config.min_idle);
+        if may_go == 0 {
+            return (retired, false);
+        }
+        let mut kept: ChainOf<F> = Chain::new();
+        let (mut gone, mut me_too, mut watcher_gone) = (0, false, false);
+        cold.idle.refresh(cutoff, |w| {
+            if gone == may_go {
+                // SAFETY: removed from the idle queue under the lock just now,
+                // so its id names the live mailbox of a worker parked on it
+                // (IDLE: it waits for a token only a lock holder that detaches
+                // it gives); its link is ours until it is back in the queue,
+                // below, before the lock is dropped.
+                unsafe { kept.push(w.id.as_ptr()) };
+                return;
+            }
+            gone += 1;
             watcher_gone |= Some(w.id) == watcher;
             if Some(w.id) == me {
                 me_too = true;
@@ -73,15 +93,42 @@ impl<F: Flavor> Engine<F> {
                 unsafe { retire_marked(&mut retired, w) };
             }
         });
+        let now = self.clock.now();
+        while let Some(node) = kept.pop() {
+            let id = WorkerId::from_ptr(node);
+            if cold.idle.insert(IdleWorker { id, since: now }).is_err() {
+                unreachable!(
+                    "antpool: no room in the idle queue for a worker just taken out of it"
+                );
+            }
+        }
         if watcher_gone {
             self.end_watch(cold);
         }
-        if n > 0 {
+        if gone > 0 {
             // Parked workers are counted in the word's `parked` and nowhere else,
-            // and only lock holders change that: the n are there to take.
-            self.ctl.apply(|w| w.sub_threads(n));
+            // and only lock holders change that: the ones gone are there to take.
+            self.ctl.apply(|w| w.sub_threads(gone));
         }
         (retired, me_too)
+    }
+
+    /// Starts workers (lookers, which find nothing to do and park) until the
+    /// pool has its `min_idle`, or its capacity. `false` if the spawner could
+    /// not start one (the pool is as it was before that one).
+    pub(crate) fn warm<H: EngineRef<Self>>(handle: &H) -> bool {
+        let this = handle.engine();
+        let floor = this.config.min_idle.min(this.limit());
+        while this
+            .ctl
+            .update(|w| (w.threads() < floor).then(|| w.add_threads(1).add_lookers(1)))
+            .is_ok()
+        {
+            if !this.start_looker(handle) {
+                return false;
+            }
+        }
+        true
     }
 
     /// Marks a worker just removed from the idle queue (under the lock) as

@@ -158,6 +158,8 @@ pub(crate) struct Config {
     pub(crate) max_blocking: usize,
     /// Queue mode: 0 off, `usize::MAX` unbounded.
     pub(crate) queue_limit: usize,
+    /// Warm workers: started at build, and kept from expiry.
+    pub(crate) min_idle: usize,
 }
 
 impl Config {

@@ -288,6 +288,15 @@ impl<T, Sig: Signal> Chain<T, Sig> {
         self.head = Some(node);
     }
 
+    /// Takes the newest node back out, with the right to finish it (or to
+    /// link it elsewhere under the lock).
+    pub(crate) fn pop(&mut self) -> Option<NonNull<Node<T, Sig>>> {
+        let node = self.head?;
+        // SAFETY: the chain holds the right to its nodes, links included.
+        self.head = unsafe { *node.as_ref().next.get() };
+        Some(node)
+    }
+
     /// Finishes every node with `state`, waking each owner.
     pub(crate) fn finish_all(self, state: u8) {
         let mut cur = self.head;

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use antpool::port::{Job, Spawner, StdSpawner};
+use antpool::port::{Job, ManualClock, Spawner, StdSpawner};
 
 /// How long a test waits for something that should happen promptly.
 ///
@@ -219,4 +219,22 @@ pub fn bounded_modes(capacity: usize, queue: usize) -> [(String, antpool::PoolBu
         (format!("queue of {queue}"), pool().max_queued_tasks(queue)),
         ("unbounded queue".to_owned(), pool().unbounded_queue()),
     ]
+}
+
+/// A pool of a manual clock and a counting spawner, built from `builder`.
+pub type ManualPool = antpool::Pool<antpool::IdleQueue, Arc<ManualClock>, TestSpawner>;
+
+/// Builds `builder` on a new manual clock and a counting spawner; returns the
+/// pool, the clock and the spawner.
+pub fn on_manual_clock(
+    builder: antpool::PoolBuilder,
+) -> (ManualPool, Arc<ManualClock>, TestSpawner) {
+    let clock = Arc::new(ManualClock::new());
+    let spawner = TestSpawner::new();
+    let pool = builder
+        .clock(clock.clone())
+        .spawner(spawner.clone())
+        .build()
+        .unwrap();
+    (pool, clock, spawner)
 }
