@@ -296,6 +296,31 @@ where
     C: Clock,
     S: Spawner,
 {
+    /// Drops every argument waiting in the task queue and returns how many;
+    /// see [`Pool::clear_queue`](crate::Pool::clear_queue). The function never
+    /// sees them; the pool stays open.
+    ///
+    /// ```
+    /// use std::sync::{mpsc, Mutex};
+    /// let (hold, wait) = mpsc::channel::<()>();
+    /// let wait = Mutex::new(wait);
+    /// let pool = antpool::PoolWithFunc::builder(move |n: u32| if n == 0 { let _ = wait.lock().unwrap().recv(); } else { unreachable!() })
+    ///     .capacity(1)
+    ///     .unbounded_queue()
+    ///     .build()
+    ///     .unwrap();
+    /// pool.invoke(0).unwrap(); // holds the only worker
+    /// pool.invoke(1).unwrap();
+    /// pool.invoke(2).unwrap();
+    /// assert_eq!(pool.clear_queue(), 2);
+    /// drop(hold);
+    /// pool.wait_idle();
+    /// ```
+    #[allow(clippy::must_use_candidate)] // called for its effect; the count is extra
+    pub fn clear_queue(&self) -> usize {
+        Engine::clear_queue(&self.engine)
+    }
+
     /// Closes the pool like `release`, but hands back the arguments still in the
     /// task queue (queue mode) instead of running them, oldest first; see
     /// [`Pool::release_drain`](crate::Pool::release_drain).

@@ -313,6 +313,32 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
 }
 
 impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
+    /// Drops every task waiting in the task queue (queue mode; in a hand-off
+    /// pool, tasks admitted that no worker took yet) and returns how many. The
+    /// pool stays open; running tasks go on. A dropped task never runs: the
+    /// [`JoinHandle`](crate::JoinHandle) of a spawned one reports
+    /// [`is_cancelled`](crate::JoinError::is_cancelled). Blocked submitters
+    /// are let into the room it made. To keep the tasks instead, see
+    /// [`release_drain`](Pool::release_drain).
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// let pool = antpool::Pool::builder().capacity(1).max_queued_tasks(10).build().unwrap();
+    /// let (hold, wait) = mpsc::channel::<()>();
+    /// pool.submit(move || { let _ = wait.recv(); }).unwrap(); // the only worker is busy
+    /// pool.submit(|| unreachable!("cleared")).unwrap();
+    /// let late = pool.spawn(|| 7).unwrap();
+    /// assert_eq!(pool.clear_queue(), 2);
+    /// assert_eq!(pool.queued(), 0);
+    /// assert!(late.join().unwrap_err().is_cancelled());
+    /// drop(hold);
+    /// pool.wait_idle();
+    /// ```
+    #[allow(clippy::must_use_candidate)] // called for its effect; the count is extra
+    pub fn clear_queue(&self) -> usize {
+        Engine::clear_queue(&self.engine)
+    }
+
     /// Closes the pool like [`release`](Pool::release), but hands back the tasks
     /// still in the task queue (queue mode) instead of running them, oldest
     /// first. Tasks already handed to a worker still run. On a pool already

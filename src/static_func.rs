@@ -243,6 +243,27 @@ where
         Engine::tune(&handle, capacity.min(N))
     }
 
+    /// Drops every argument admitted that no worker took yet, and returns how
+    /// many; see [`Pool::clear_queue`](crate::Pool::clear_queue). (A static
+    /// pool has no queue mode: this clears only what waits for a busy worker
+    /// to come free, which is never more than the capacity.)
+    ///
+    /// ```
+    /// use antpool::{Options, StaticPoolWithFunc};
+    /// use antpool::port::{StdClock, StdSpawner};
+    /// let pool: &'static StaticPoolWithFunc<u8, 2, StdClock, StdSpawner> = Box::leak(Box::new(
+    ///     StaticPoolWithFunc::new(Options::new().capacity(2), |_| (), StdClock::new(), StdSpawner::new()),
+    /// ));
+    /// pool.invoke(1).unwrap();
+    /// pool.wait_idle();
+    /// assert_eq!(pool.clear_queue(), 0);
+    /// ```
+    #[allow(clippy::must_use_candidate)] // called for its effect; the count is extra
+    pub fn clear_queue(&'static self) -> usize {
+        let handle: &'static StaticEngine<A, N, C, S> = &self.engine;
+        Engine::clear_queue(&handle)
+    }
+
     /// Starts the warm workers that [`Options::min_idle`] asks for (until the
     /// pool runs that many, or its capacity): what the heap pools' builders do
     /// at build, which a `const` initialiser cannot. Call it once the

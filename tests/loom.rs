@@ -420,6 +420,27 @@ fn release_drain_racing_the_worker_returns_or_runs_each_task_once() {
 }
 
 #[test]
+fn clear_queue_racing_the_worker_drops_or_runs_each_task_once() {
+    check("clear_queue vs worker", || {
+        let sum = Arc::new(AtomicUsize::new(0));
+        let (pool, _clock) = pool_with_queue(1, false, 2, sum.clone());
+        pool.invoke(1).unwrap();
+        pool.invoke(2).unwrap();
+        let cleared = pool.clear_queue();
+        // The pool stays open and still runs what comes next.
+        pool.invoke(4).unwrap();
+        pool.release_timeout(Duration::MAX).unwrap();
+        let ran = sum.load(Ordering::Relaxed);
+        assert_eq!(ran & 4, 4, "the task after the clear ran");
+        assert_eq!(
+            (ran & 3).count_ones() as usize + cleared,
+            2,
+            "sum {ran}, cleared {cleared}"
+        );
+    });
+}
+
+#[test]
 fn the_watcher_rescues_a_task_left_behind_a_stuck_worker() {
     // Two CPUs: tasks that run for one clock nanosecond teach the pool they are
     // tiny, and a worker that parks while another is busy takes up the watch.

@@ -234,6 +234,31 @@ impl<F: Flavor> Engine<F> {
         drained
     }
 
+    /// Drops every task still waiting in the lane (admitted, not started);
+    /// returns how many. The pool stays open; tasks a worker took already run.
+    /// A hand-off pool's dropped tasks give their admission back (letting
+    /// waiters in); a queue pool lets its waiters into the room made. Each
+    /// task is dropped here, outside the lock (a `JoinHandle` of one reports
+    /// cancelled). The pops are `release_drain`'s, racing the workers' the
+    /// same way (loom: `clear_queue vs worker`).
+    pub(crate) fn clear_queue<H: EngineRef<Self>>(handle: &H) -> usize {
+        let this = handle.engine();
+        let mut cleared = 0;
+        while let Some(task) = this.lane.pop() {
+            cleared += 1;
+            if this.config.handoff() {
+                // Never to start: its admission goes now.
+                this.task_done(handle);
+            }
+            drop(task);
+        }
+        if cleared > 0 && !this.config.handoff() && this.gate.adm.load() & adm::WAITERS != 0 {
+            this.let_waiters_in(handle);
+        }
+        this.maybe_quiet();
+        cleared
+    }
+
     /// Releases the pool and waits up to `timeout` for every worker to exit.
     pub(crate) fn release_timeout(&self, timeout: Duration) -> Result<(), ReleaseError> {
         if !self.release() {

@@ -67,6 +67,13 @@ macro_rules! multi_methods {
             self.shards.sum(Engine::waiting)
         }
 
+        #[doc = "Drops every queued task of every pool (see `Pool::clear_queue`); returns how many."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "assert_eq!(mp.clear_queue(), 0);\n```")]
+        pub fn clear_queue(&self) -> usize {
+            self.shards.engines().map(Engine::clear_queue).sum()
+        }
+
         #[doc = "Queued tasks over all pools (queue mode)."]
         #[doc = ""]
         #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "assert_eq!(mp.queued(), 0);\n```")]
