@@ -252,7 +252,11 @@ impl<F: Flavor> Engine<F> {
             }
             drop(task);
         }
-        if cleared > 0 && !this.config.handoff() && this.gate.adm.load() & adm::WAITERS != 0 {
+        // Read by RMW: a waiter sets WAITERS (RMW) and then looks at the lane;
+        // of the two, at least one sees the other (see "Handshakes" in
+        // `engine/README.md`: with a plain load, Miri's weak memory showed
+        // this clear missing a waiter that in turn saw the lane still full).
+        if cleared > 0 && !this.config.handoff() && this.gate.adm.read_rmw() & adm::WAITERS != 0 {
             this.let_waiters_in(handle);
         }
         this.maybe_quiet();
