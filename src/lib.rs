@@ -29,6 +29,7 @@
 //! | one function over many arguments | [`PoolWithFunc`] | `invoke(arg)`, `call(arg)` → [`JoinHandle`]; no allocation per task |
 //! | no heap, or a pool in a `static` | [`StaticPoolWithFunc`] | the same, with its `N` worker slots inline; on any platform through [`port`] |
 //! | many submitters on many cores | [`MultiPool`], [`MultiPoolWithFunc`] | `n` pools behind one face, by [`LoadBalancing`] |
+//! | tasks that borrow from your stack | [`Pool::scope`], [`scope`] | a [`Scope`] whose tasks may borrow; it returns when they have all finished |
 //! | an occasional task, no setup | [`submit`], [`spawn`] | the default pool: unbounded, created on first use (or [`configure`]d once before) |
 //!
 //! Every pool blocks a submitter while saturated by default; `nonblocking`
@@ -46,6 +47,7 @@
 //! | [`MultiPool`], [`MultiPoolWithFunc`], [`LoadBalancing`] | several pools behind one face |
 //! | [`submit`], [`spawn`], [`running`], [`release_timeout`], … | the default pool, created on first use |
 //! | [`JoinHandle`], [`JoinError`], [`WorkFn`], [`panic_message`] | results of `spawn` and `call`: join, poll or `.await`; panics |
+//! | [`Scope`], [`ScopedJoinHandle`], [`scope`] | tasks that borrow from the caller's stack (`std`) |
 //! | [`Stats`] | a lock-free snapshot of a pool's counters |
 //! | [`Builder`], [`Options`] | every option, validated into [`BuildError`] |
 //! | [`SubmitError`], [`Task`], [`ReleaseError`] | rejected tasks come back inside the error |
@@ -167,10 +169,11 @@ pub use static_func::StaticPoolWithFunc;
 pub use stats::Stats;
 #[cfg(feature = "std")]
 pub use std::global::{
-    cap, configure, free, reboot, release, release_timeout, running, spawn, submit, wait_idle,
+    cap, configure, free, reboot, release, release_timeout, running, scope, spawn, submit,
+    wait_idle,
 };
 #[cfg(feature = "std")]
-pub use std::{JoinError, JoinHandle, PanicHandler, panic_message};
+pub use std::{JoinError, JoinHandle, PanicHandler, Scope, ScopedJoinHandle, panic_message};
 #[cfg(feature = "alloc")]
 pub use task::Task;
 

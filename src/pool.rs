@@ -261,6 +261,45 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
         crate::std::join::spawn_with(f, |job| Engine::submit(&self.engine, job, mode))
     }
 
+    /// Runs `f` with a [`Scope`](crate::Scope) whose tasks may borrow from the
+    /// caller's stack (as `std::thread::scope` does for threads), and returns
+    /// what `f` returned once every task spawned in it has finished.
+    ///
+    /// `s.spawn` runs a task on this pool as [`spawn`](Pool::spawn) would (it
+    /// blocks while the pool is saturated) and hands back a
+    /// [`ScopedJoinHandle`](crate::ScopedJoinHandle).
+    ///
+    /// # Panics
+    ///
+    /// If `f` panics, once every task has finished, with `f`'s payload; if a
+    /// task panicked and its handle was not joined, once every task has
+    /// finished. Called from one of this pool's own tasks it can deadlock a
+    /// full pool, as nested `submit` can.
+    ///
+    /// A task of the scope that is taken out of the pool unrun — by
+    /// [`release_drain`](Pool::release_drain) — keeps the scope waiting until
+    /// it is run or dropped.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    /// let pool = antpool::Pool::new(4).unwrap();
+    /// let data: Vec<u64> = (1..=10_000).collect();
+    /// let total = AtomicU64::new(0);
+    /// pool.scope(|s| {
+    ///     for chunk in data.chunks(1024) {
+    ///         s.spawn(|| { total.fetch_add(chunk.iter().sum(), Relaxed); }).unwrap();
+    ///     }
+    /// }); // every task has finished here
+    /// assert_eq!(total.into_inner(), 50_005_000);
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn scope<'env, F, T>(&self, f: F) -> T
+    where
+        F: for<'scope> FnOnce(&'scope crate::std::scope::Scope<'scope, 'env>) -> T,
+    {
+        crate::std::scope::scope_with(&|task, mode| Engine::submit(&self.engine, task, mode), f)
+    }
+
     /// Like [`submit`](Pool::submit), but never blocks: a saturated pool returns
     /// [`SubmitError::Overload`] with the task.
     ///

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use antpool::port::lock_api::{GuardSend, RawMutex};
 use antpool::port::{Clock, Instant, Job, Signal, Spawner};
-use antpool::{IdleQueue, PoolWithFunc, SubmitError};
+use antpool::{IdleQueue, Pool, PoolWithFunc, SubmitError};
 use loom::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use loom::sync::{Arc, Condvar, Mutex};
 use loom::thread;
@@ -605,5 +605,51 @@ fn a_timed_out_waiter_racing_the_queue_draining_gets_in_or_its_task_back() {
         pool.release_timeout(Duration::MAX).unwrap();
         assert_eq!(sum.load(Ordering::Relaxed) + back, 7);
         assert_eq!(pool.waiting(), 0);
+    });
+}
+
+/// A value the scope's tasks write and the scope's caller reads after it, in
+/// loom's cell: loom reports the read as a data race unless the write
+/// happens-before it.
+struct Borrowed(loom::cell::UnsafeCell<u32>);
+
+// SAFETY: the model writes it from one task and reads it only after the scope
+// returned; that this is ordered is what loom checks.
+unsafe impl Sync for Borrowed {}
+
+impl Borrowed {
+    fn set(&self, value: u32) {
+        // SAFETY: one writer per cell (see `Sync`).
+        self.0.with_mut(|p| unsafe { *p = value })
+    }
+
+    fn get(&self) -> u32 {
+        // SAFETY: read after the writer is gone; loom checks that order.
+        self.0.with(|p| unsafe { *p })
+    }
+}
+
+#[test]
+fn scope_returns_only_after_its_tasks_are_gone() {
+    // Two detached tasks that borrow from the caller: the scope must wait for
+    // both (a lost wake-up is a deadlock loom reports), and what they wrote
+    // must be visible after it (else loom reports a race on the cells).
+    check("scope waits", || {
+        let clock = LoomClock(Arc::new(AtomicU64::new(0)));
+        let pool = Pool::builder_with(clock, ONE_CPU)
+            .capacity(2)
+            .disable_purge(true)
+            .build()
+            .unwrap();
+        let (a, b) = (
+            Borrowed(loom::cell::UnsafeCell::new(0)),
+            Borrowed(loom::cell::UnsafeCell::new(0)),
+        );
+        pool.scope(|s| {
+            drop(s.spawn(|| a.set(1)).unwrap());
+            drop(s.spawn(|| b.set(2)).unwrap());
+        });
+        assert_eq!(a.get() + b.get(), 3);
+        pool.release_timeout(Duration::MAX).unwrap();
     });
 }

@@ -358,6 +358,33 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
         crate::std::join::spawn_with(f, |job| self.shards.submit(job, Mode::Block))
     }
 
+    /// Runs `f` with a [`Scope`](crate::Scope) whose tasks go to the pools by
+    /// the load-balancing rule and may borrow from the caller's stack; see
+    /// [`Pool::scope`](crate::Pool::scope).
+    ///
+    /// # Panics
+    ///
+    /// As [`Pool::scope`](crate::Pool::scope): with `f`'s panic, or when a task
+    /// panicked unjoined, once every task has finished.
+    ///
+    /// ```
+    /// use antpool::{LoadBalancing, MultiPool};
+    /// let mp = MultiPool::new(2, 2, LoadBalancing::RoundRobin).unwrap();
+    /// let names = ["a", "bb", "ccc"];
+    /// let total: usize = mp.scope(|s| {
+    ///     let hs: Vec<_> = names.iter().map(|n| s.spawn(|| n.len()).unwrap()).collect();
+    ///     hs.into_iter().map(|h| h.join().unwrap()).sum()
+    /// });
+    /// assert_eq!(total, 6);
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn scope<'env, F, T>(&self, f: F) -> T
+    where
+        F: for<'scope> FnOnce(&'scope crate::std::scope::Scope<'scope, 'env>) -> T,
+    {
+        crate::std::scope::scope_with(&|task, mode| self.shards.submit(task, mode), f)
+    }
+
     multi_methods! {
         mp: "antpool::MultiPool::new(2, 3, antpool::LoadBalancing::RoundRobin).unwrap()",
         submit: "mp.submit(|| ()).unwrap()",

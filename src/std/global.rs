@@ -96,6 +96,31 @@ where
     pool().spawn(f)
 }
 
+/// Runs `f` with a [`Scope`](crate::Scope) on the default pool: its tasks may
+/// borrow from the caller's stack, and every one has finished when this
+/// returns; see [`Pool::scope`].
+///
+/// # Panics
+///
+/// As [`Pool::scope`]: with `f`'s panic, or when a task panicked unjoined, once
+/// every task has finished.
+///
+/// ```
+/// let mut parts = [0u32; 4];
+/// antpool::scope(|s| {
+///     for (i, p) in parts.iter_mut().enumerate() {
+///         s.spawn(move || *p = i as u32 * 10).unwrap();
+///     }
+/// });
+/// assert_eq!(parts, [0, 10, 20, 30]);
+/// ```
+pub fn scope<'env, F, T>(f: F) -> T
+where
+    F: for<'scope> FnOnce(&'scope crate::std::scope::Scope<'scope, 'env>) -> T,
+{
+    pool().scope(f)
+}
+
 /// Live workers of the default pool; 0 before its first task (and the pool is
 /// not created just to answer).
 ///

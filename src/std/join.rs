@@ -14,6 +14,7 @@ use ::std::panic::{AssertUnwindSafe, catch_unwind};
 use ::std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use core::fmt;
 use core::future::Future;
+use core::marker::PhantomData;
 use core::pin::Pin;
 use core::task::{Context, Poll, Waker};
 
@@ -191,16 +192,79 @@ enum State<R> {
     Taken,
 }
 
-struct Slot<R> {
+/// Where a task's result waits for its handle: filled once by the task side,
+/// taken once by the handle side.
+pub(crate) struct Slot<R> {
     state: Mutex<State<R>>,
     done: Condvar,
 }
 
 impl<R> Slot<R> {
+    pub(crate) fn new() -> Self {
+        Slot {
+            state: Mutex::new(State::Pending(None)),
+            done: Condvar::new(),
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, State<R>> {
         // No code panics while holding this lock, so poisoning cannot happen; be
         // robust anyway.
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Fills the slot (once: the task side calls it at most once) and wakes
+    /// whoever waits.
+    fn fill(&self, result: Result<R, JoinError>) {
+        let waker = {
+            let mut state = self.lock();
+            match core::mem::replace(&mut *state, State::Done(result)) {
+                State::Pending(waker) => waker,
+                State::Done(_) | State::Taken => None,
+            }
+        };
+        self.done.notify_all();
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+
+    /// Blocks until the slot is filled, and takes the result.
+    pub(crate) fn join(&self) -> Result<R, JoinError> {
+        let mut state = self.lock();
+        loop {
+            match core::mem::replace(&mut *state, State::Taken) {
+                State::Done(result) => return result,
+                pending @ State::Pending(_) => {
+                    *state = pending;
+                    state = self
+                        .done
+                        .wait(state)
+                        .unwrap_or_else(PoisonError::into_inner);
+                }
+                State::Taken => unreachable!("antpool: a JoinHandle's result taken twice"),
+            }
+        }
+    }
+
+    /// Whether the slot is filled (so `join` would not block).
+    pub(crate) fn is_finished(&self) -> bool {
+        matches!(*self.lock(), State::Done(_))
+    }
+
+    /// Empties the slot for good and hands back what it held, if it held a
+    /// result nobody took (a scope drops it before it counts the task done).
+    pub(crate) fn take_unjoined(&self) -> Option<Result<R, JoinError>> {
+        match core::mem::replace(&mut *self.lock(), State::Taken) {
+            State::Done(result) => Some(result),
+            State::Pending(_) | State::Taken => None,
+        }
+    }
+}
+
+impl<R> AsRef<Slot<R>> for Slot<R> {
+    fn as_ref(&self) -> &Slot<R> {
+        self
     }
 }
 
@@ -221,21 +285,27 @@ pub struct JoinHandle<R> {
 }
 
 /// The task side of a [`JoinHandle`]: fills the slot once; dropped unfilled, it
-/// reports `Cancelled`.
-pub(crate) struct Reply<R> {
-    slot: Option<Arc<Slot<R>>>,
+/// reports `Cancelled`. `P` is what holds the slot: the slot itself, or a
+/// scoped task's packet (`scope.rs`).
+pub(crate) struct Reply<R, P: AsRef<Slot<R>> = Slot<R>> {
+    slot: Option<Arc<P>>,
+    result: PhantomData<fn(R)>,
+}
+
+impl<R, P: AsRef<Slot<R>>> Reply<R, P> {
+    /// The reply that fills the slot in `holder`.
+    pub(crate) fn new(holder: Arc<P>) -> Self {
+        Reply {
+            slot: Some(holder),
+            result: PhantomData,
+        }
+    }
 }
 
 /// A handle and the reply that completes it.
 pub(crate) fn pair<R>() -> (JoinHandle<R>, Reply<R>) {
-    let slot = Arc::new(Slot {
-        state: Mutex::new(State::Pending(None)),
-        done: Condvar::new(),
-    });
-    (
-        JoinHandle { slot: slot.clone() },
-        Reply { slot: Some(slot) },
-    )
+    let slot = Arc::new(Slot::new());
+    (JoinHandle { slot: slot.clone() }, Reply::new(slot))
 }
 
 /// A spawned closure travelling with the reply for its handle: a task of its
@@ -283,7 +353,7 @@ where
     }
 }
 
-impl<R> Reply<R> {
+impl<R, P: AsRef<Slot<R>>> Reply<R, P> {
     /// Runs `f`, catching a panic, and delivers the result. A caught panic is
     /// reported to the pool as `Panicked` (for its statistics), but goes to the
     /// handle, not to the panic handler.
@@ -299,26 +369,16 @@ impl<R> Reply<R> {
         outcome
     }
 
+    /// Fills the slot, once (the holder is taken out, and dropped here: for a
+    /// scoped task, possibly the last reference, which counts the task done).
     fn complete(&mut self, result: Result<R, JoinError>) {
-        let Some(slot) = self.slot.take() else {
-            return;
-        };
-        let waker = {
-            let mut state = slot.lock();
-            match core::mem::replace(&mut *state, State::Done(result)) {
-                State::Pending(waker) => waker,
-                // Filled once only: `slot` was taken above.
-                State::Done(_) | State::Taken => None,
-            }
-        };
-        slot.done.notify_all();
-        if let Some(waker) = waker {
-            waker.wake();
+        if let Some(holder) = self.slot.take() {
+            (*holder).as_ref().fill(result);
         }
     }
 }
 
-impl<R> Drop for Reply<R> {
+impl<R, P: AsRef<Slot<R>>> Drop for Reply<R, P> {
     fn drop(&mut self) {
         self.complete(Err(JoinError {
             kind: Kind::Cancelled,
@@ -342,21 +402,7 @@ impl<R> JoinHandle<R> {
     /// assert_eq!(h.join().unwrap(), "done");
     /// ```
     pub fn join(self) -> Result<R, JoinError> {
-        let mut state = self.slot.lock();
-        loop {
-            match core::mem::replace(&mut *state, State::Taken) {
-                State::Done(result) => return result,
-                pending @ State::Pending(_) => {
-                    *state = pending;
-                    state = self
-                        .slot
-                        .done
-                        .wait(state)
-                        .unwrap_or_else(PoisonError::into_inner);
-                }
-                State::Taken => unreachable!("antpool: a JoinHandle's result taken twice"),
-            }
-        }
+        self.slot.join()
     }
 
     /// The result if the task has finished; otherwise the handle back.
@@ -399,7 +445,7 @@ impl<R> JoinHandle<R> {
     /// ```
     #[must_use]
     pub fn is_finished(&self) -> bool {
-        matches!(*self.slot.lock(), State::Done(_))
+        self.slot.is_finished()
     }
 }
 

@@ -12,6 +12,7 @@ pub(crate) mod hooks;
 pub(crate) mod join;
 mod lock;
 pub(crate) mod panic;
+pub(crate) mod scope;
 mod signal;
 mod spawner;
 
@@ -19,5 +20,6 @@ pub use clock::StdClock;
 pub use join::{JoinError, JoinHandle};
 pub use lock::StdLock;
 pub use panic::{PanicHandler, panic_message};
+pub use scope::{Scope, ScopedJoinHandle};
 pub use signal::StdSignal;
 pub use spawner::StdSpawner;
