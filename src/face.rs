@@ -58,6 +58,17 @@ macro_rules! lifecycle_methods {
             self.engine.wait_idle(None);
         }
 
+        #[doc = "`wait_idle` for async code: resolves once no task is running, queued or"]
+        #[doc = "waiting to be handed over, without blocking a thread (it waits in the same"]
+        #[doc = "list as `wait_idle` callers; no runtime is needed). Dropped before it"]
+        #[doc = "resolves, it leaves nothing behind."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n", $submit, ";\n")]
+        #[doc = "futures_executor::block_on(pool.wait_idle_async());\nassert!(pool.wait_idle_timeout(std::time::Duration::ZERO));\n```"]
+        pub fn wait_idle_async(&self) -> impl core::future::Future<Output = ()> + Send + '_ {
+            self.engine.wait_idle_async()
+        }
+
         #[doc = "Like `wait_idle`, but gives up after `timeout`: `true` if the pool"]
         #[doc = "fell quiet, `false` if the time ran out first."]
         #[doc = ""]

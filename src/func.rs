@@ -219,6 +219,41 @@ where
         Engine::submit(&self.engine, Call::new(arg), mode).map_err(|e| e.map(Call::into_arg))
     }
 
+    /// [`invoke`](PoolWithFunc::invoke) for async code: a future that waits for
+    /// room without blocking a thread; see
+    /// [`Pool::submit_async`](crate::Pool::submit_async). Dropped before it
+    /// resolves, it submits nothing and leaves no waiter behind.
+    ///
+    /// # Errors
+    ///
+    /// As for [`invoke`](PoolWithFunc::invoke): the argument comes back inside
+    /// the error, untouched.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    /// use std::sync::Arc;
+    /// let total = Arc::new(AtomicU64::new(0));
+    /// let t = total.clone();
+    /// let pool = antpool::PoolWithFunc::new(2, move |n: u64| { t.fetch_add(n, Relaxed); }).unwrap();
+    /// futures_executor::block_on(async {
+    ///     for n in 1..=10 {
+    ///         pool.invoke_async(n).await.unwrap();
+    ///     }
+    ///     pool.wait_idle_async().await;
+    /// });
+    /// assert_eq!(total.load(Relaxed), 55);
+    /// ```
+    pub fn invoke_async(
+        &self,
+        arg: A,
+    ) -> impl core::future::Future<Output = Result<(), SubmitError<A>>> + Send + '_ {
+        crate::engine::Admit::<_, Arc<FuncEngine<A, F, Q, C, S>>, _>::new(
+            &self.engine,
+            Call::new(arg),
+        )
+        .map_err(Call::into_arg)
+    }
+
     /// Runs the pool's function on `arg` like [`invoke`](PoolWithFunc::invoke),
     /// and returns a [`JoinHandle`](crate::JoinHandle) for what it returns. If the
     /// function panics, the payload goes to the handle, not to the panic handler.

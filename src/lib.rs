@@ -32,8 +32,10 @@
 //! | tasks that borrow from your stack | [`Pool::scope`], [`scope`] | a [`Scope`] whose tasks may borrow; it returns when they have all finished |
 //! | an occasional task, no setup | [`submit`], [`spawn`] | the default pool: unbounded, created on first use (or [`configure`]d once before) |
 //!
-//! Every pool blocks a submitter while saturated by default; `nonblocking`
-//! rejects instead ([`SubmitError::Overload`], with the task), `submit_timeout`
+//! Every pool blocks a submitter while saturated by default; in async code
+//! `submit_async` (`spawn_async`, `invoke_async`) waits for room without
+//! holding a thread, on any executor. `nonblocking` rejects instead
+//! ([`SubmitError::Overload`], with the task), `submit_timeout`
 //! (and `spawn_timeout`, `invoke_timeout`) waits at most a given time
 //! ([`SubmitError::Timeout`], with the task), and `max_queued_tasks` /
 //! `unbounded_queue` queue tasks instead of blocking. The [`Builder`] has every
@@ -105,6 +107,12 @@
 //! | (none) | | [`StaticPoolWithFunc`] + [`WorkerRing`] + a platform from [`port`]: no heap |
 //! | `critical-section` | no | atomics through `critical-section` on targets without CAS (thumbv6m) |
 //!
+//! Without `std` (a [`StaticPoolWithFunc`] on a port): `invoke`,
+//! `invoke_timeout`, `invoke_async` and `wait_idle_async` (built on
+//! `core::task`), `min_idle`, `clear_queue`. With `std` only: worker hooks,
+//! `JoinHandle` results (`spawn`, `call`, `spawn_async`), scoped tasks, panic
+//! catching.
+//!
 //! Single-core targets without CAS may instead build with
 //! `RUSTFLAGS="--cfg portable_atomic_unsafe_assume_single_core"`.
 //!
@@ -170,7 +178,7 @@ pub use stats::Stats;
 #[cfg(feature = "std")]
 pub use std::global::{
     cap, configure, free, reboot, release, release_timeout, running, scope, spawn, submit,
-    wait_idle,
+    submit_async, wait_idle,
 };
 #[cfg(feature = "std")]
 pub use std::{JoinError, JoinHandle, PanicHandler, Scope, ScopedJoinHandle, panic_message};

@@ -261,6 +261,84 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
         crate::std::join::spawn_with(f, |job| Engine::submit(&self.engine, job, mode))
     }
 
+    /// [`submit`](Pool::submit) for async code: a future that waits for room
+    /// without blocking a thread, on any executor (no runtime is assumed).
+    ///
+    /// While the pool is saturated every poll returns `Pending` at once: for
+    /// the first few microseconds with its waker woken (the executor polls it
+    /// again after its other tasks, as a blocked thread spins before it
+    /// parks), then waiting in the same FIFO as blocked `submit` callers
+    /// (served in arrival order; `max_blocking_tasks` counts both). When room
+    /// comes the pool offers it and the task moves on the next poll. Dropped before it
+    /// resolves — never polled, waiting, or offered room and not polled again —
+    /// it submits nothing and leaves no waiter behind (offered room goes to the
+    /// next in line). The task is moved into the future when it is made.
+    ///
+    /// # Errors
+    ///
+    /// As for [`submit`](Pool::submit), resolved instead of returned: the task
+    /// comes back in [`SubmitError::Overload`], [`SubmitError::Closed`] (also
+    /// while it waits) or [`SubmitError::SpawnFailed`].
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(2).unwrap();
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// futures_executor::block_on(async {
+    ///     for i in 0..10 {
+    ///         let tx = tx.clone();
+    ///         pool.submit_async(move || tx.send(i).unwrap()).await.unwrap();
+    ///     }
+    /// });
+    /// drop(tx);
+    /// assert_eq!(rx.iter().sum::<i32>(), 45);
+    /// ```
+    pub fn submit_async<F>(
+        &self,
+        task: F,
+    ) -> impl core::future::Future<Output = Result<(), SubmitError<Task>>> + Send + '_
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        crate::engine::Admit::<_, Arc<PoolEngine<Q, C, S>>, _>::new(
+            &self.engine,
+            SmallTask::new(task),
+        )
+        .map_err(SmallTask::into_box)
+    }
+
+    /// [`spawn`](Pool::spawn) for async code: waits for room as
+    /// [`submit_async`](Pool::submit_async) does, then resolves to the
+    /// [`JoinHandle`](crate::JoinHandle), itself a future of the result.
+    ///
+    /// # Errors
+    ///
+    /// As for [`spawn`](Pool::spawn): the closure `f` comes back inside the
+    /// error, untouched.
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(2).unwrap();
+    /// let answer = futures_executor::block_on(async {
+    ///     let handle = pool.spawn_async(|| 6 * 7).await.unwrap();
+    ///     handle.await.unwrap()
+    /// });
+    /// assert_eq!(answer, 42);
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn spawn_async<F, R>(
+        &self,
+        f: F,
+    ) -> impl core::future::Future<Output = Result<crate::std::join::JoinHandle<R>, SubmitError<F>>>
+    + Send
+    + '_
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        crate::std::join::spawn_async_with(f, |job| {
+            crate::engine::Admit::<_, Arc<PoolEngine<Q, C, S>>, _>::new(&self.engine, job)
+        })
+    }
+
     /// Runs `f` with a [`Scope`](crate::Scope) whose tasks may borrow from the
     /// caller's stack (as `std::thread::scope` does for threads), and returns
     /// what `f` returned once every task spawned in it has finished.

@@ -194,6 +194,37 @@ where
         self.invoke_in(arg, Mode::Block)
     }
 
+    /// [`invoke`](Self::invoke) for async code, without `std` or a heap: a
+    /// future that waits for room without blocking a thread; see
+    /// [`Pool::submit_async`](crate::Pool::submit_async).
+    ///
+    /// # Errors
+    ///
+    /// As for [`invoke`](Self::invoke): the argument comes back inside the
+    /// error, untouched.
+    ///
+    /// ```
+    /// # use antpool::{Options, StaticPoolWithFunc};
+    /// # use antpool::port::{StdClock, StdSpawner};
+    /// # use std::sync::LazyLock;
+    /// static POOL: LazyLock<StaticPoolWithFunc<u8, 2, StdClock, StdSpawner>> = LazyLock::new(|| {
+    ///     StaticPoolWithFunc::new(Options::new().capacity(2), |n| assert!(n < 8), StdClock::new(), StdSpawner::new())
+    /// });
+    /// futures_executor::block_on(async {
+    ///     for n in 0..8 {
+    ///         POOL.invoke_async(n).await.unwrap();
+    ///     }
+    /// });
+    /// ```
+    pub fn invoke_async(
+        &'static self,
+        arg: A,
+    ) -> impl core::future::Future<Output = Result<(), SubmitError<A>>> + Send {
+        let handle: &'static StaticEngine<A, N, C, S> = &self.engine;
+        crate::engine::Admit::<_, &'static StaticEngine<A, N, C, S>, _>::new(handle, Call::new(arg))
+            .map_err(Call::into_arg)
+    }
+
     /// [`invoke`](StaticPoolWithFunc::invoke) in `mode`.
     pub(crate) fn invoke_in(&'static self, arg: A, mode: Mode) -> Result<(), SubmitError<A>> {
         let handle: &'static StaticEngine<A, N, C, S> = &self.engine;

@@ -313,7 +313,7 @@ impl<F: Flavor> Engine<F> {
 
     /// Raises or lowers the `IDLERS` flags (in `Ctl` for the workers, in `Adm`
     /// for a queue pool's submitters), under the cold lock.
-    fn idlers_flag(&self, up: bool) {
+    pub(super) fn idlers_flag(&self, up: bool) {
         match up {
             true => {
                 self.ctl.set(IDLERS);

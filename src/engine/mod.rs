@@ -15,6 +15,7 @@
 //! | `lifecycle.rs` | tune, purge, release, reboot, `wait_idle` |
 //! | `launch.rs` | how a new worker's first task reaches its thread |
 //! | `node.rs` | the parking records of the cold paths |
+//! | `wait_async.rs` | futures that wait for room or idleness without a thread |
 //!
 //! The engine never names `std`. The faces — [`Pool`](crate::Pool),
 //! [`PoolWithFunc`](crate::PoolWithFunc), [`StaticPoolWithFunc`](crate::StaticPoolWithFunc)
@@ -42,6 +43,7 @@ mod ring;
 mod spin;
 mod submit;
 mod transport;
+mod wait_async;
 mod watch;
 mod worker;
 
@@ -51,6 +53,7 @@ pub(crate) use ring::boxed_slots;
 pub(crate) use ring::{Slot, Slots};
 #[cfg(feature = "alloc")]
 pub(crate) use transport::MAX_RING;
+pub(crate) use wait_async::Admit;
 
 use ctl::{Adm, Ctl};
 use node::List;
@@ -232,8 +235,12 @@ struct Cold<F: Flavor> {
     /// Parked workers, by when they parked. Its length is the control word's
     /// `parked` whenever the lock is free (both change only under it).
     idle: F::Queue,
-    /// Blocked submitters, oldest first.
+    /// Blocked submitters, oldest first (threads and async tasks alike).
     waiters: ListOf<F>,
+    /// A queue pool's room in the lane granted to async submitters that have
+    /// not pushed yet (`wait_async.rs`): grants leave it free, and `WAITERS`
+    /// stays up (newcomers queue behind) until it is 0.
+    reserved: usize,
     /// Releasers waiting for the last worker thread to end.
     drains: ListOf<F>,
     /// `wait_idle` callers waiting for the pool to fall quiet.
@@ -347,6 +354,7 @@ impl<F: Flavor> Engine<F> {
                 cold: Padded::new(new_mutex(Cold {
                     idle: queue,
                     waiters: List::new(),
+                    reserved: 0,
                     drains: List::new(),
                     idlers: List::new(),
                     watcher: None,

@@ -18,14 +18,16 @@ use core::cell::UnsafeCell;
 use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 use core::ptr::NonNull;
+use core::task::Waker;
 
 use crate::sync::{AtomicU8, Ordering};
 
 use crate::spawner::Signal;
 
 /// Node states. A worker's mailbox moves BUSY → IDLE → (TAKEN → WAKE | RETIRE);
-/// a waiter WAITING → (SERVED | GRANTED | CLOSED); a drain or idle record
-/// WAITING → DONE.
+/// a waiter WAITING → TAKEN → (SERVED | GRANTED | ROOM | CLOSED); a drain or
+/// idle record WAITING → TAKEN → DONE (TAKEN: unlinked by whoever will finish
+/// it, which an async owner must know: `wait_async.rs`).
 pub(crate) mod state {
     /// A worker running a task, or looking for the next one.
     pub const BUSY: u8 = 0;
@@ -33,7 +35,8 @@ pub(crate) mod state {
     pub const IDLE: u8 = 1;
     /// A parked worker detached (under the lock) by whoever wakes it to look
     /// (a submitter, a looker, the watcher, release): no longer idle, its
-    /// wake-up is coming.
+    /// wake-up is coming. Likewise a node unlinked from a list by whoever
+    /// finishes it.
     pub const TAKEN: u8 = 2;
     /// A worker woken for a task: it takes one from the transport.
     pub const WAKE: u8 = 3;
@@ -50,6 +53,21 @@ pub(crate) mod state {
     /// A releaser whose pool has no worker left, or a `wait_idle` caller whose
     /// pool fell quiet.
     pub const DONE: u8 = 9;
+    /// An async submitter granted room: in a hand-off pool an admission (the
+    /// finished task's, or one taken for it), in a queue pool a place in the
+    /// lane's count of reserved room. Its task moves on its next poll.
+    pub const ROOM: u8 = 10;
+}
+
+/// How a node's owner is woken: the platform's signal (a thread that
+/// blocks), or the `Waker` of an async task (a future that returned
+/// `Pending`).
+enum Wake<Sig> {
+    Thread(Sig),
+    /// Written by the owner only under the lock while the node is linked, and
+    /// taken by its finisher after it unlinked it (the state is `TAKEN` then,
+    /// and the owner leaves it alone until the state is final).
+    Task(UnsafeCell<Option<Waker>>),
 }
 
 /// A parking record: a state, a link, an optional task, and the owner's signal.
@@ -59,7 +77,7 @@ pub(crate) struct Node<T, Sig> {
     /// of that list (the lock holder, or the owner of a detached chain) touches it.
     next: UnsafeCell<Option<NonNull<Node<T, Sig>>>>,
     task: UnsafeCell<MaybeUninit<T>>,
-    signal: Sig,
+    wake: Wake<Sig>,
 }
 
 impl<T, Sig: Signal> Node<T, Sig> {
@@ -70,8 +88,19 @@ impl<T, Sig: Signal> Node<T, Sig> {
                 state: AtomicU8::new(state),
                 next: UnsafeCell::new(None),
                 task: UnsafeCell::new(MaybeUninit::uninit()),
-                signal,
+                wake: Wake::Thread(signal),
             }
+        }
+    }
+
+    /// An empty node in `state` whose owner is an async task, woken through
+    /// the `Waker` it stores with [`set_waker`](Self::set_waker).
+    pub(crate) fn for_waker(state: u8) -> Self {
+        Node {
+            state: AtomicU8::new(state),
+            next: UnsafeCell::new(None),
+            task: UnsafeCell::new(MaybeUninit::uninit()),
+            wake: Wake::Task(UnsafeCell::new(None)),
         }
     }
 
@@ -81,7 +110,7 @@ impl<T, Sig: Signal> Node<T, Sig> {
             state: AtomicU8::new(state),
             next: UnsafeCell::new(None),
             task: UnsafeCell::new(MaybeUninit::new(task)),
-            signal,
+            wake: Wake::Thread(signal),
         }
     }
 
@@ -93,8 +122,31 @@ impl<T, Sig: Signal> Node<T, Sig> {
         self.state.store(state, Ordering::Release);
     }
 
+    /// The owner's signal (a node of a thread that blocks).
     pub(crate) fn signal(&self) -> &Sig {
-        &self.signal
+        match &self.wake {
+            Wake::Thread(signal) => signal,
+            Wake::Task(_) => unreachable!("antpool: an async waiter's node has no signal"),
+        }
+    }
+
+    /// Stores `waker` to be woken when the node is finished (unless the one
+    /// stored already wakes the same task).
+    ///
+    /// # Safety
+    ///
+    /// A node made by [`for_waker`](Self::for_waker); the caller owns it and
+    /// holds the lock, and the node is not unlinked (not `TAKEN` or final):
+    /// nobody else touches the waker then.
+    pub(crate) unsafe fn set_waker(&self, waker: &Waker) {
+        let Wake::Task(cell) = &self.wake else {
+            unreachable!("antpool: set_waker on a thread's node");
+        };
+        // SAFETY: exclusive access per the contract.
+        let stored = unsafe { &mut *cell.get() };
+        if !stored.as_ref().is_some_and(|w| w.will_wake(waker)) {
+            *stored = Some(waker.clone());
+        }
     }
 
     /// Puts a task taken with [`take_task`](Self::take_task) back into the
@@ -129,14 +181,35 @@ impl<T, Sig: Signal> Node<T, Sig> {
     /// under the lock, or took it as part of a detached chain), and does not touch
     /// it afterwards.
     pub(crate) unsafe fn finish(node: NonNull<Self>, state: u8) {
-        // SAFETY: the owner waits for this notify's token before it frees the node,
-        // so the node is live until `notify` makes the token visible. No reference
-        // into the node spans that moment: `set_state`'s ends when it returns, and
-        // `notify` gets a raw pointer (Signal rule 6).
+        // SAFETY: the node is live and ours to finish (contract). A thread's
+        // node: its owner waits for this notify's token before it frees the
+        // node, so it is live until `notify` makes the token visible; no
+        // reference into the node spans that moment (`set_state`'s ends when it
+        // returns, and `notify` gets a raw pointer: Signal rule 6). A task's
+        // node: its owner leaves the waker alone while the state is `TAKEN`, and
+        // may free the node once the state is final, so the waker is taken
+        // first and woken after, from this stack.
         unsafe {
+            let signal: *const Sig = match &(*node.as_ptr()).wake {
+                Wake::Thread(signal) => signal,
+                Wake::Task(cell) => {
+                    let waker = (*cell.get()).take();
+                    node.as_ref().set_state(state);
+                    if let Some(waker) = waker {
+                        waker.wake();
+                    }
+                    return;
+                }
+            };
             node.as_ref().set_state(state);
-            Sig::notify(core::ptr::addr_of!((*node.as_ptr()).signal));
+            Sig::notify(signal);
         }
+    }
+
+    /// Whether the owner is an async task (immutable: readable by whoever
+    /// holds the node).
+    pub(crate) fn is_task(&self) -> bool {
+        matches!(self.wake, Wake::Task(_))
     }
 }
 
@@ -198,12 +271,15 @@ impl<T, Sig> List<T, Sig> {
         self.len += 1;
     }
 
-    /// Unlinks the oldest node.
+    /// Unlinks the oldest node, marked `TAKEN`: the caller finishes it.
     pub(crate) fn pop_front(&mut self) -> Option<NonNull<Node<T, Sig>>> {
         let head = self.head?;
         // SAFETY: linked nodes are live (push_back's contract) and their links are
         // ours while we hold the list.
-        let next = unsafe { *head.as_ref().next.get() };
+        let next = unsafe {
+            head.as_ref().state.store(state::TAKEN, Ordering::Release);
+            *head.as_ref().next.get()
+        };
         self.head = next;
         if next.is_none() {
             self.tail = None;
@@ -237,8 +313,17 @@ impl<T, Sig> List<T, Sig> {
         false
     }
 
-    /// Unlinks every node, as a chain in FIFO order.
+    /// Unlinks every node, marked `TAKEN`, as a chain in FIFO order.
     pub(crate) fn take_all(&mut self) -> Chain<T, Sig> {
+        let mut cur = self.head;
+        while let Some(node) = cur {
+            // SAFETY: linked nodes are live and their links are ours (see
+            // pop_front).
+            unsafe {
+                node.as_ref().state.store(state::TAKEN, Ordering::Release);
+                cur = *node.as_ref().next.get();
+            }
+        }
         let chain = Chain {
             head: self.head,
             _nodes: PhantomData,

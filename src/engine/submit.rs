@@ -50,7 +50,7 @@ fn busy_enough_to_chain(_busy: usize, _cpus: usize) -> bool {
 }
 
 /// What became of an attempt.
-enum Attempt<T> {
+pub(super) enum Attempt<T> {
     Done(Result<(), SubmitError<T>>),
     /// Saturated: the task, to reject or to wait with.
     Saturated(T),
@@ -64,6 +64,9 @@ pub(super) struct Grants<T, Sig> {
     /// A new worker is reserved for their task (`T+1, K+1`): finished GRANTED,
     /// they start it themselves (and get `SpawnFailed` if it cannot start).
     granted: Chain<T, Sig>,
+    /// Async submitters given room (an admission, or reserved room in the
+    /// lane): finished ROOM, their task moves on their next poll.
+    room: Chain<T, Sig>,
 }
 
 impl<T, Sig: Signal> Grants<T, Sig> {
@@ -71,6 +74,7 @@ impl<T, Sig: Signal> Grants<T, Sig> {
         Grants {
             served: Chain::new(),
             granted: Chain::new(),
+            room: Chain::new(),
         }
     }
 
@@ -82,6 +86,7 @@ impl<T, Sig: Signal> Grants<T, Sig> {
     pub(super) fn finish(self) {
         self.served.finish_all(state::SERVED);
         self.granted.finish_all(state::GRANTED);
+        self.room.finish_all(state::ROOM);
     }
 }
 
@@ -138,7 +143,11 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// One try: admit, place, ensure a taker.
-    fn attempt<H: EngineRef<Self>>(&self, handle: &H, task: F::Task) -> Attempt<F::Task> {
+    pub(super) fn attempt<H: EngineRef<Self>>(
+        &self,
+        handle: &H,
+        task: F::Task,
+    ) -> Attempt<F::Task> {
         if let Err(a) = self.gate.adm.enter(|a| self.refuses(a)) {
             return match a & adm::CLOSED {
                 0 => Attempt::Saturated(task),
@@ -154,7 +163,7 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// Places an admitted task: a new worker carrying it, or the lane.
-    fn place<H: EngineRef<Self>>(&self, handle: &H, task: F::Task) -> Attempt<F::Task> {
+    pub(super) fn place<H: EngineRef<Self>>(&self, handle: &H, task: F::Task) -> Attempt<F::Task> {
         if self
             .ctl
             .update(|w| self.spawn_for(w).then(|| w.add_threads(1).add_busy(1)))
@@ -383,7 +392,7 @@ impl<F: Flavor> Engine<F> {
     /// submitter out of its push window); returns `Adm` from before. If that
     /// was the last: wakes `wait_idle` callers if the pool fell quiet, and
     /// settles a closed pool's last worker (handshake 2).
-    fn leave_admission(&self) -> usize {
+    pub(super) fn leave_admission(&self) -> usize {
         let old = self.gate.adm.leave();
         if old & adm::COUNT == 1 {
             if old & adm::IDLERS != 0 {
@@ -407,7 +416,7 @@ impl<F: Flavor> Engine<F> {
 
     /// Finishes the waiters a grant let in (after the lock is dropped) and makes
     /// sure a worker takes the tasks that went into the lane.
-    fn finish_grants<H: EngineRef<Self>>(&self, handle: &H, grants: GrantsOf<F>) {
+    pub(super) fn finish_grants<H: EngineRef<Self>>(&self, handle: &H, grants: GrantsOf<F>) {
         let pushed = grants.pushed();
         grants.finish();
         if pushed {
@@ -504,11 +513,25 @@ impl<F: Flavor> Engine<F> {
             node.signal().wait();
             return false;
         }
-        if cold.waiters.len() == 0 {
+        self.waiters_changed(&mut cold);
+        true
+    }
+
+    /// After waiters left the list (under the lock): lowers `WAITERS` once no
+    /// waiter is linked and no async grant's room is still reserved, and
+    /// updates the lock-free count.
+    pub(super) fn waiters_changed(&self, cold: &mut Guard<'_, F>) {
+        if cold.waiters.len() == 0 && cold.reserved == 0 {
             self.gate.adm.clear(adm::WAITERS);
         }
         self.counters.waiting.store(cold.waiters.len(), Relaxed);
-        true
+    }
+
+    /// Whether a submit would find the pool saturated (or closed), by loads
+    /// alone: what a saturated submitter watches before it tries again.
+    pub(super) fn looks_saturated(&self) -> bool {
+        let a = self.gate.adm.load();
+        a & adm::CLOSED == 0 && (self.refuses(a) || (!self.config.handoff() && self.lane_full()))
     }
 
     /// Whether a bounded queue's lane is full (a queue pool's saturation).
@@ -518,7 +541,7 @@ impl<F: Flavor> Engine<F> {
 
     /// Whether the pool is saturated on the admission word `a` (flags aside):
     /// a hand-off pool at capacity, or a bounded queue full.
-    fn saturated_now(&self, a: usize) -> bool {
+    pub(super) fn saturated_now(&self, a: usize) -> bool {
         match self.config.handoff() {
             true => a & adm::COUNT >= self.gate.cap.load(Relaxed),
             false => self.lane_full(),
@@ -553,12 +576,25 @@ impl<F: Flavor> Engine<F> {
                 {
                     break;
                 }
-            } else if self.lane.len() + self.config.hysteresis() >= self.config.queue_limit {
+            } else if self.lane.len() + cold.reserved + self.config.hysteresis()
+                >= self.config.queue_limit
+            {
                 break;
             }
             let Some(waiter) = cold.waiters.pop_front() else {
                 unreachable!("antpool: the waiters list was checked non-empty under the lock");
             };
+            // SAFETY: a linked node is live; `is_task` reads what never changes.
+            if unsafe { waiter.as_ref().is_task() } {
+                // An async submitter: the room is offered, its task moves on its
+                // next poll (a hand-off admission was taken for it just above).
+                if !handoff {
+                    cold.reserved += 1;
+                }
+                // SAFETY: we unlinked the waiter under the lock; ours to finish.
+                unsafe { grants.room.push(waiter) };
+                continue;
+            }
             if handoff
                 && self
                     .ctl
@@ -584,10 +620,7 @@ impl<F: Flavor> Engine<F> {
             // SAFETY: as above.
             unsafe { grants.served.push(waiter) };
         }
-        if cold.waiters.len() == 0 {
-            self.gate.adm.clear(adm::WAITERS);
-        }
-        self.counters.waiting.store(cold.waiters.len(), Relaxed);
+        self.waiters_changed(cold);
         grants
     }
 

@@ -128,12 +128,17 @@ impl<F: Flavor> Engine<F> {
     ) -> Option<F::Task> {
         if self.config.handoff() {
             // The oldest blocked submitter's task takes the finished task's place.
+            let mut passed = false;
             if self.gate.adm.load() & adm::WAITERS != 0 {
-                if let Some(task) = self.serve_waiter() {
-                    return Some(task);
+                match self.serve_waiter() {
+                    Served::Task(task) => return Some(task),
+                    Served::Room => passed = true,
+                    Served::Nobody => {}
                 }
             }
-            self.task_done(handle);
+            if !passed {
+                self.task_done(handle);
+            }
         } else if round % WAITER_CHECK == 0 {
             self.check_queue_waiters(handle);
         }
@@ -217,23 +222,28 @@ impl<F: Flavor> Engine<F> {
         }
     }
 
-    /// Takes the oldest blocked submitter's task, keeping the finished task's
-    /// admission for it. `None` if no waiter is left.
-    fn serve_waiter(&self) -> Option<F::Task> {
+    /// Serves the oldest waiter with the finished task's admission: a blocked
+    /// thread's task is taken to run next; an async submitter is given the
+    /// admission (its task moves on its next poll).
+    fn serve_waiter(&self) -> Served<F::Task> {
         let mut cold = self.cold.lock();
         let waiter = cold.waiters.pop_front();
-        if cold.waiters.len() == 0 {
-            self.gate.adm.clear(adm::WAITERS);
-        }
-        self.counters.waiting.store(cold.waiters.len(), Relaxed);
+        self.waiters_changed(&mut cold);
         drop(cold);
-        let waiter = waiter?;
-        // SAFETY: we unlinked the waiter under the lock, so its task is ours to
-        // take; it waits for our `finish`, our last touch.
-        let task = unsafe { waiter.as_ref().take_task() };
-        // SAFETY: as above.
-        unsafe { Node::finish(waiter, state::SERVED) };
-        Some(task)
+        let Some(waiter) = waiter else {
+            return Served::Nobody;
+        };
+        // SAFETY: we unlinked the waiter under the lock: it is ours to finish
+        // (and a thread's task ours to take); `finish` is our last touch.
+        unsafe {
+            if waiter.as_ref().is_task() {
+                Node::finish(waiter, state::ROOM);
+                return Served::Room;
+            }
+            let task = waiter.as_ref().take_task();
+            Node::finish(waiter, state::SERVED);
+            Served::Task(task)
+        }
     }
 
     /// A looker (counted in `lookers`) finds its next task: spins on the lane
@@ -509,4 +519,14 @@ impl<F: Flavor> Engine<F> {
         self.left_work(new);
         self.after_retiring(handle);
     }
+}
+
+/// What a finished hand-off task's admission went to.
+enum Served<T> {
+    /// A blocked thread's task, to run next.
+    Task(T),
+    /// An async submitter, which places its task itself.
+    Room,
+    /// No waiter was left: the admission is given back.
+    Nobody,
 }

@@ -78,6 +78,27 @@ where
     pool().submit(task)
 }
 
+/// [`submit`] for async code: waits for room without blocking a thread; see
+/// [`Pool::submit_async`].
+///
+/// # Errors
+///
+/// As for [`submit`], resolved instead of returned.
+///
+/// ```
+/// futures_executor::block_on(async {
+///     antpool::submit_async(|| println!("from async")).await.unwrap();
+/// });
+/// ```
+pub fn submit_async<F>(
+    task: F,
+) -> impl core::future::Future<Output = Result<(), SubmitError<Task>>> + Send
+where
+    F: FnOnce() + Send + 'static,
+{
+    pool().submit_async(task)
+}
+
 /// Runs `f` on the default pool and returns a handle to its result; see
 /// [`Pool::spawn`].
 ///

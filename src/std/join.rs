@@ -345,28 +345,74 @@ where
     let (handle, reply) = pair();
     match submit(SmallTask::new(Spawned { f, reply })) {
         Ok(()) => Ok(handle),
-        Err(rejected) => Err(rejected.map(|task| match task.downcast::<Spawned<F, R>>() {
-            Ok(spawned) => spawned.f,
-            // The pools hand back the very task they were given.
-            Err(_) => unreachable!("antpool: a rejected spawn came back as another task"),
-        })),
+        Err(rejected) => Err(hand_back(rejected)),
+    }
+}
+
+/// `spawn_async` for every pool: as [`spawn_with`], with a submit that is a
+/// future (`Admit`).
+pub(crate) async fn spawn_async_with<F, R, A>(
+    f: F,
+    admit: impl FnOnce(SmallTask) -> A,
+) -> Result<JoinHandle<R>, SubmitError<F>>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+    A: Future<Output = Result<(), SubmitError<SmallTask>>>,
+{
+    let (handle, reply) = pair();
+    match admit(SmallTask::new(Spawned { f, reply })).await {
+        Ok(()) => Ok(handle),
+        Err(rejected) => Err(hand_back(rejected)),
+    }
+}
+
+/// A rejected spawn's closure, out of the task it travelled in (its reply,
+/// dropped unfilled, cancels the handle nobody will see).
+fn hand_back<F, R>(rejected: SubmitError<SmallTask>) -> SubmitError<F>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    rejected.map(|task| match task.downcast::<Spawned<F, R>>() {
+        Ok(spawned) => spawned.f,
+        // The pools hand back the very task they were given.
+        Err(_) => unreachable!("antpool: a rejected spawn came back as another task"),
+    })
+}
+
+/// Runs `f`, catching a panic. A caught panic is reported to the pool as
+/// `Panicked` (for its statistics) and becomes the result's `JoinError`; it
+/// does not go to the panic handler.
+pub(crate) fn call<R>(f: impl FnOnce() -> R) -> (Result<R, JoinError>, Outcome) {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(value) => (Ok(value), Outcome::Completed),
+        Err(payload) => {
+            super::panic::note_caught_panic();
+            (Err(JoinError::panicked(payload)), Outcome::Panicked)
+        }
     }
 }
 
 impl<R, P: AsRef<Slot<R>>> Reply<R, P> {
-    /// Runs `f`, catching a panic, and delivers the result. A caught panic is
-    /// reported to the pool as `Panicked` (for its statistics), but goes to the
-    /// handle, not to the panic handler.
+    /// Runs `f` ([`call`]) and delivers the result.
     pub(crate) fn run(mut self, f: impl FnOnce() -> R) -> Outcome {
-        let (result, outcome) = match catch_unwind(AssertUnwindSafe(f)) {
-            Ok(value) => (Ok(value), Outcome::Completed),
-            Err(payload) => {
-                super::panic::note_caught_panic();
-                (Err(JoinError::panicked(payload)), Outcome::Panicked)
-            }
-        };
+        let (result, outcome) = call(f);
         self.complete(result);
         outcome
+    }
+
+    /// Delivers `result`, which the caller got from [`call`], and hands back
+    /// what holds the slot, for the caller to drop once this has returned (a
+    /// scoped task's packet, whose drop may let its scope return: see
+    /// `scope.rs`).
+    #[must_use = "the holder is the caller's to drop"]
+    pub(crate) fn deliver(mut self, result: Result<R, JoinError>) -> Option<Arc<P>> {
+        let holder = self.slot.take();
+        if let Some(holder) = &holder {
+            (**holder).as_ref().fill(result);
+        }
+        holder
     }
 
     /// Fills the slot, once (the holder is taken out, and dropped here: for a

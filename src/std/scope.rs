@@ -41,7 +41,7 @@ use loom::sync::{Condvar, Mutex};
 #[cfg(not(antpool_loom))]
 use std::sync::{Condvar, Mutex};
 
-use super::join::{JoinError, Reply, Slot};
+use super::join::{JoinError, Reply, Slot, call};
 use crate::engine::Mode;
 use crate::error::SubmitError;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
@@ -188,7 +188,15 @@ unsafe fn run_job<F: FnOnce() -> T, T>(job: NonNull<()>) {
     let ScopedJob { f, reply } = *job;
     // A panic goes to the handle (and, unjoined, to the scope), not to the
     // pool's panic handler; the pool counts it through the panic note.
-    let _ = reply.run(f);
+    let (result, _) = call(f);
+    // The packet goes (which may count the task gone and let the scope
+    // return) here, in this frame, once `call` and `deliver` have returned:
+    // while a function that took `f` or the result by value runs, the borrows
+    // inside it are still "in use" (Stacked Borrows protects a by-value
+    // argument's references until its function returns; Miri reported the
+    // caller's next use of the borrowed data as UB when `Reply::run` let the
+    // packet go from inside).
+    drop(reply.deliver(result));
 }
 
 /// Drops the job behind `job` unrun: its reply reports it cancelled.

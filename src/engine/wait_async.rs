@@ -1,0 +1,479 @@
+//! Futures that wait without holding a thread: [`Admit`] (an async submit:
+//! waits for room) and [`Quiet`] (`wait_idle_async`: waits for the pool to
+//! fall quiet). Built on `core::task` alone: no runtime, no `std`.
+//!
+//! Each future carries its own [`Node`] (it is `!Unpin`: the node stays put
+//! while it is linked) and links it into the same list a blocked thread would
+//! — the waiters' FIFO, or the `wait_idle` callers — so async and blocking
+//! waiters are served in arrival order and `max_blocking_tasks` counts both.
+//! The protocol ("Async waiters" in `engine/README.md`):
+//!
+//! * The owner writes its `Waker` into the node only under the lock, and only
+//!   while the node is linked (state `WAITING`).
+//! * Whoever unlinks the node (always under the lock) marks it `TAKEN`; after
+//!   the lock it takes the waker out, sets the final state, and wakes the
+//!   waker from its own stack. The owner leaves the node alone while it is
+//!   `TAKEN` (a moment: its finisher is between the lock and the finish), and
+//!   may free it once the state is final.
+//! * An async submitter's task never enters the node: a grant offers it room
+//!   (`ROOM`: an admission in a hand-off pool, reserved room in a queue pool),
+//!   and the task moves on the next poll. A future dropped before that gives
+//!   the room back; dropped while linked, it unlinks itself. Either way
+//!   nothing runs and nothing is left behind.
+
+use core::borrow::Borrow;
+use core::future::Future;
+use core::marker::{PhantomData, PhantomPinned};
+use core::pin::Pin;
+use core::task::{Context, Poll};
+
+use super::ctl::adm;
+use super::node::{Node, state};
+use super::spin::ROOM_FOR;
+use super::submit::Attempt;
+use super::{Engine, EngineRef, Flavor, Guard, NodeOf};
+use crate::clock::{Clock, Instant};
+use crate::error::SubmitError;
+use crate::sync::Ordering::Relaxed;
+use crate::sync::spin_hint;
+
+/// The most saturated polls that yield before joining the line, when the
+/// clock does not move (a manual clock, a coarse tick).
+const MAX_YIELDS: u32 = 64;
+
+/// Waits for the final state of a node an async owner linked into a list:
+/// `Ready(state)` once it is finished; else stores the task's waker (under
+/// the lock, while the node is still linked) and returns `Pending`.
+fn poll_node<F: Flavor>(engine: &Engine<F>, node: &NodeOf<F>, cx: &mut Context<'_>) -> Poll<u8> {
+    loop {
+        match node.state() {
+            state::WAITING => {
+                let cold = engine.cold.lock();
+                if node.state() == state::WAITING {
+                    // SAFETY: our node, linked (unlinking marks it TAKEN under
+                    // the lock, which we hold).
+                    unsafe { node.set_waker(cx.waker()) };
+                    drop(cold);
+                    return Poll::Pending;
+                }
+            }
+            state::TAKEN => spin_hint(),
+            finished => return Poll::Ready(finished),
+        }
+    }
+}
+
+/// The final state of a node someone else unlinked: its finisher is between
+/// the lock and the finish, a moment.
+fn finished_state<F: Flavor>(node: &NodeOf<F>) -> u8 {
+    loop {
+        match node.state() {
+            state::TAKEN => spin_hint(),
+            finished => return finished,
+        }
+    }
+}
+
+/// An async submit: the engine's half of `submit_async`, `spawn_async` and
+/// `invoke_async`. Resolves to what a blocking submit would return.
+///
+/// `K` is how it holds the pool's handle `H`: borrowed (`&Arc<Engine>`: no
+/// reference count touched), or the handle itself (a `&'static Engine`).
+pub(crate) struct Admit<F: Flavor, H: EngineRef<Engine<F>>, K: Borrow<H>> {
+    handle: K,
+    wait: Waiting<F>,
+    _pinned: PhantomPinned,
+    _handle: PhantomData<fn() -> H>,
+}
+
+/// An async submitter's own state: its task and its node.
+///
+/// `!Unpin` itself (not only the future around it): a `&mut Waiting` is made
+/// while other threads may touch the node (a finisher taking the waker, the
+/// list holder writing its link), and only for `!Unpin` types does a `&mut`
+/// claim no exclusive access (Miri's data-race check found the retag of an
+/// `Unpin` `Waiting` racing a worker's write to the node).
+struct Waiting<F: Flavor> {
+    /// The task, until it is placed or handed back.
+    task: Option<F::Task>,
+    node: NodeOf<F>,
+    /// Whether `node` may be in the waiters' list (linked, or unlinked by a
+    /// finisher whose finish we have not seen yet).
+    linked: bool,
+    /// Saturated polls that yielded to the executor before joining the line
+    /// (see [`yield_first`](Self::yield_first)), and until when they may.
+    yields: u32,
+    yield_until: Option<Instant>,
+    _pinned: PhantomPinned,
+}
+
+// SAFETY: the node's links and waker are touched only under the engine's lock
+// or by the one thread holding the right to finish it (the node protocol); the
+// task is `Send` (`Flavor::Task`), and the handle is `Send` (`K: Send`).
+unsafe impl<F: Flavor, H: EngineRef<Engine<F>>, K: Borrow<H> + Send> Send for Admit<F, H, K> {}
+
+impl<F: Flavor, H: EngineRef<Engine<F>>, K: Borrow<H>> Admit<F, H, K> {
+    pub(crate) fn new(handle: K, task: F::Task) -> Self {
+        Admit {
+            handle,
+            wait: Waiting {
+                task: Some(task),
+                node: Node::for_waker(state::WAITING),
+                linked: false,
+                yields: 0,
+                yield_until: None,
+                _pinned: PhantomPinned,
+            },
+            _pinned: PhantomPinned,
+            _handle: PhantomData,
+        }
+    }
+}
+
+impl<F: Flavor> Waiting<F> {
+    /// One poll, before a rejection is counted.
+    fn poll<H: EngineRef<Engine<F>>>(
+        &mut self,
+        handle: &H,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<(), SubmitError<F::Task>>> {
+        let this = handle.engine();
+        loop {
+            if self.linked {
+                let finished = match poll_node(this, &self.node, cx) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(finished) => finished,
+                };
+                self.linked = false;
+                let task = self.take_task();
+                match finished {
+                    state::CLOSED => return Poll::Ready(Err(SubmitError::Closed(task))),
+                    state::ROOM => match self.use_room(handle, task, cx) {
+                        Some(result) => return Poll::Ready(result),
+                        None => continue, // back in line, first
+                    },
+                    other => unreachable!("antpool: async waiter finished in state {other}"),
+                }
+            }
+            if self.yields > 0 && this.looks_saturated() && self.yield_first(this) {
+                // Still full, by a look that writes nothing (as a blocked
+                // thread's spin looks): no attempt to make.
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            let task = match this.attempt(handle, self.take_task()) {
+                Attempt::Done(result) => return Poll::Ready(result),
+                Attempt::Saturated(task) => task,
+            };
+            if this.config.nonblocking {
+                return Poll::Ready(Err(SubmitError::Overload(task)));
+            }
+            if self.yield_first(this) {
+                self.task = Some(task);
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            let mut cold = this.cold.lock();
+            let a = this.gate.adm.load();
+            if a & adm::CLOSED != 0 {
+                return Poll::Ready(Err(SubmitError::Closed(task)));
+            }
+            if a & adm::WAITERS == 0 && !this.saturated_now(a) {
+                // Room appeared: go round.
+                self.task = Some(task);
+                continue;
+            }
+            let max = this.config.max_blocking;
+            if max != 0 && cold.waiters.len() >= max {
+                return Poll::Ready(Err(SubmitError::Overload(task)));
+            }
+            self.link(this, &mut cold, task, cx, false);
+            // Room may have appeared before the flag was up, unseen: let in
+            // whom it allows (perhaps us, seen on the next round).
+            let grants = this.grant_waiters(&mut cold);
+            drop(cold);
+            this.finish_grants(handle, grants);
+            if self.node.state() == state::WAITING {
+                // Still linked: the waker stored above is this poll's.
+                return Poll::Pending;
+            }
+        }
+    }
+
+    /// Whether a saturated poll should return `Pending` with the task woken
+    /// at once (the executor polls it again after its other tasks) instead of
+    /// joining the line: for up to `ROOM_FOR` from the first saturation, as a
+    /// blocked thread spins on the admission word before it parks. A tiny task
+    /// frees its room within that time; joining the line would cost a wake-up
+    /// through the executor (a park and an unpark, for `block_on`) — measured
+    /// 1.8-1.9x a blocking submit's time per task without this. Never on one
+    /// CPU (the room can only come from a thread this one keeps waiting), and
+    /// not under loom (the line is what the models check).
+    fn yield_first(&mut self, engine: &Engine<F>) -> bool {
+        if cfg!(antpool_loom) || engine.parallelism() <= 1 || self.yields >= MAX_YIELDS {
+            return false;
+        }
+        self.yields += 1;
+        let now = engine.clock.now();
+        let until = *self
+            .yield_until
+            .get_or_insert_with(|| now.checked_add(ROOM_FOR).unwrap_or(now));
+        now < until
+    }
+
+    /// Joins the waiters' line (at its back, or `first`), holding `task` and
+    /// this poll's waker, and raises `WAITERS`.
+    fn link(
+        &mut self,
+        engine: &Engine<F>,
+        cold: &mut Guard<'_, F>,
+        task: F::Task,
+        cx: &Context<'_>,
+        first: bool,
+    ) {
+        self.task = Some(task);
+        self.node.set_state(state::WAITING);
+        // SAFETY: our node, not linked; it stays put (the future is pinned)
+        // until it is unlinked and finished, or we unlink it (`cancel`). The
+        // lock is held.
+        unsafe {
+            self.node.set_waker(cx.waker());
+            let node = (&self.node).into();
+            match first {
+                true => cold.waiters.push_front(node),
+                false => cold.waiters.push_back(node),
+            }
+        }
+        self.linked = true;
+        engine.gate.adm.set(adm::WAITERS);
+        engine.counters.waiting.store(cold.waiters.len(), Relaxed);
+    }
+
+    fn take_task(&mut self) -> F::Task {
+        match self.task.take() {
+            Some(task) => task,
+            None => panic!("antpool: an async submit polled after it completed"),
+        }
+    }
+
+    /// Granted room: places the task. `None` if a queue pool's lane filled
+    /// meanwhile (pushes admitted before our grant took the room): then we are
+    /// back at the front of the line, linked again.
+    fn use_room<H: EngineRef<Engine<F>>>(
+        &mut self,
+        handle: &H,
+        task: F::Task,
+        cx: &mut Context<'_>,
+    ) -> Option<Result<(), SubmitError<F::Task>>> {
+        let this = handle.engine();
+        if this.config.handoff() {
+            // We hold an admission (the task is in flight from here).
+            if this.gate.adm.load() & adm::CLOSED != 0 {
+                this.task_done(handle);
+                return Some(Err(SubmitError::Closed(task)));
+            }
+            return Some(match this.place(handle, task) {
+                Attempt::Done(result) => result,
+                Attempt::Saturated(_) => {
+                    unreachable!("antpool: a hand-off pool's lane refused an admitted task")
+                }
+            });
+        }
+        // A queue pool: into the push window (refused only once closed, so a
+        // release waits for the push), push, out; then free the reservation.
+        let outcome = match this.gate.adm.enter(|a| a & adm::CLOSED != 0) {
+            Err(_) => Ok(Err(SubmitError::Closed(task))),
+            Ok(_) => {
+                let placed = this.place(handle, task);
+                this.leave_admission();
+                match placed {
+                    Attempt::Done(result) => Ok(result),
+                    Attempt::Saturated(task) => Err(task),
+                }
+            }
+        };
+        let mut cold = this.cold.lock();
+        cold.reserved -= 1;
+        let result = match outcome {
+            Ok(result) => Some(result),
+            Err(task) => {
+                // Under the same lock as the reservation's release, so nobody
+                // passes: first in line again.
+                self.link(this, &mut cold, task, cx, true);
+                None
+            }
+        };
+        let grants = this.grant_waiters(&mut cold);
+        drop(cold);
+        this.finish_grants(handle, grants);
+        result
+    }
+
+    /// The future is dropped: unlinks the node, or gives back the room a
+    /// grant gave it. The task, if still here, drops with it: never submitted.
+    fn cancel<H: EngineRef<Engine<F>>>(&mut self, handle: &H) {
+        if !self.linked {
+            return;
+        }
+        let this = handle.engine();
+        let mut cold = this.cold.lock();
+        if cold.waiters.remove((&self.node).into()) {
+            this.waiters_changed(&mut cold);
+            return;
+        }
+        drop(cold);
+        // Someone unlinked us: give back what their finish gave.
+        if finished_state::<F>(&self.node) == state::ROOM {
+            if this.config.handoff() {
+                this.task_done(handle);
+            } else {
+                let mut cold = this.cold.lock();
+                cold.reserved -= 1;
+                let grants = this.grant_waiters(&mut cold);
+                drop(cold);
+                this.finish_grants(handle, grants);
+            }
+        }
+    }
+}
+
+impl<F: Flavor, H: EngineRef<Engine<F>>, K: Borrow<H>> Admit<F, H, K> {
+    /// The future with its rejected task turned into what the face hands back
+    /// (the boxed closure, the argument).
+    pub(crate) fn map_err<T>(self, back: fn(F::Task) -> T) -> MapErr<Self, fn(F::Task) -> T> {
+        MapErr { inner: self, back }
+    }
+}
+
+/// A submit future whose rejected task is mapped by `back` (see
+/// [`Admit::map_err`]). (A named type rather than an `async` block: the faces
+/// promise `Send`, which an `async` block over a `&'static` handle fails to
+/// show to the compiler.)
+pub(crate) struct MapErr<X, B> {
+    inner: X,
+    back: B,
+}
+
+impl<X, T, U> Future for MapErr<X, fn(T) -> U>
+where
+    X: Future<Output = Result<(), SubmitError<T>>>,
+{
+    type Output = Result<(), SubmitError<U>>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let back = self.back;
+        // SAFETY: `inner` is pinned with us and never moved out (structural
+        // pinning; `MapErr` has no `Drop` and is `Unpin` only if `X` is).
+        let inner = unsafe { self.map_unchecked_mut(|m| &mut m.inner) };
+        inner.poll(cx).map(|r| r.map_err(|e| e.map(back)))
+    }
+}
+
+impl<F: Flavor, H: EngineRef<Engine<F>>, K: Borrow<H>> Future for Admit<F, H, K> {
+    type Output = Result<(), SubmitError<F::Task>>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // SAFETY: nothing is moved out of the pinned future; the node stays
+        // where it is (it may be linked).
+        let this = unsafe { self.get_unchecked_mut() };
+        let handle: &H = this.handle.borrow();
+        let result = this.wait.poll(handle, cx);
+        if let Poll::Ready(Err(_)) = &result {
+            handle.engine().counters.rejected.fetch_add(1, Relaxed);
+        }
+        result
+    }
+}
+
+impl<F: Flavor, H: EngineRef<Engine<F>>, K: Borrow<H>> Drop for Admit<F, H, K> {
+    fn drop(&mut self) {
+        self.wait.cancel(self.handle.borrow());
+    }
+}
+
+impl<F: Flavor> Engine<F> {
+    /// `wait_idle` as a future (see [`Quiet`]).
+    pub(crate) fn wait_idle_async(&self) -> Quiet<'_, F> {
+        Quiet::new(self)
+    }
+}
+
+/// `wait_idle_async`: resolves once no task is running, queued or on its way.
+pub(crate) struct Quiet<'a, F: Flavor> {
+    engine: &'a Engine<F>,
+    node: NodeOf<F>,
+    linked: bool,
+    _pinned: PhantomPinned,
+}
+
+// SAFETY: as for `Admit` (no task; the engine is shared by reference and
+// `Sync`).
+unsafe impl<F: Flavor> Send for Quiet<'_, F> where Engine<F>: Sync {}
+
+impl<'a, F: Flavor> Quiet<'a, F> {
+    pub(crate) fn new(engine: &'a Engine<F>) -> Self {
+        Quiet {
+            engine,
+            node: Node::for_waker(state::WAITING),
+            linked: false,
+            _pinned: PhantomPinned,
+        }
+    }
+}
+
+impl<F: Flavor> Future for Quiet<'_, F> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        // SAFETY: as for `Admit::poll`.
+        let this = unsafe { self.get_unchecked_mut() };
+        let engine = this.engine;
+        if this.linked {
+            return match poll_node(engine, &this.node, cx) {
+                Poll::Pending => Poll::Pending,
+                Poll::Ready(_) => {
+                    this.linked = false;
+                    Poll::Ready(())
+                }
+            };
+        }
+        // As `wait_idle` (`park_until` with the idlers' flag), without the park.
+        let mut cold = engine.cold.lock();
+        if engine.is_quiet() {
+            return Poll::Ready(());
+        }
+        engine.idlers_flag(true);
+        // It may have come to hold before the flag was up, unseen.
+        if engine.is_quiet() {
+            if cold.idlers.len() == 0 {
+                engine.idlers_flag(false);
+            }
+            return Poll::Ready(());
+        }
+        this.node.set_state(state::WAITING);
+        // SAFETY: as for `push_back` in `Admit::poll_inner`.
+        unsafe {
+            this.node.set_waker(cx.waker());
+            cold.idlers.push_back((&this.node).into());
+        }
+        this.linked = true;
+        Poll::Pending
+    }
+}
+
+impl<F: Flavor> Drop for Quiet<'_, F> {
+    fn drop(&mut self) {
+        if !self.linked {
+            return;
+        }
+        let mut cold = self.engine.cold.lock();
+        if cold.idlers.remove((&self.node).into()) {
+            if cold.idlers.len() == 0 {
+                self.engine.idlers_flag(false);
+            }
+            return;
+        }
+        drop(cold);
+        finished_state::<F>(&self.node);
+    }
+}
