@@ -315,6 +315,45 @@ pub fn cases(sizes: &Sizes, only: &[String], base: bool) -> Vec<Case> {
             }
         }
     }
+    if wanted("async") {
+        // submit_async against submit on the same pool, on ~1 µs tasks at
+        // capacity 2 (saturated: one submitter outpaces two workers) and on
+        // tiny ones (the future's own cost per call).
+        let cap = 2;
+        for us in [1, 0] {
+            let rounds = match us {
+                0 => 0,
+                _ => sizes.medium_rounds(us),
+            };
+            let task_ns = (rounds as f64 * sizes.medium_ns_per_round).round() as u64;
+            let tasks = sizes.tiny_tasks;
+            let workload = Workload::Medium {
+                cap,
+                tasks,
+                rounds,
+                task_ns,
+            };
+            let variant = match us {
+                0 => format!("tiny tasks, cap {cap}"),
+                _ => format!("{us} µs tasks, cap {cap}"),
+            };
+            for kind in [
+                Kind::Antpool,
+                Kind::AntpoolAsync,
+                Kind::AntpoolQueue,
+                Kind::AntpoolQueueAsync,
+            ] {
+                push(
+                    "async",
+                    variant.clone(),
+                    workload,
+                    Some(kind),
+                    format!("{tasks} tasks, one submitter"),
+                    false,
+                );
+            }
+        }
+    }
     if base {
         let mut with_base = Vec::with_capacity(cases.len() * 2);
         for case in cases {

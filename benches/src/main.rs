@@ -130,7 +130,7 @@ fn run_all(opts: Opts) {
         sizes.medium_task_us = us.clone();
     }
     let wanted = |family: &str| opts.only.is_empty() || opts.only.iter().any(|o| o == family);
-    let sizes = match wanted("medium") {
+    let sizes = match wanted("medium") || wanted("async") {
         true => sizes.calibrated(),
         false => sizes,
     };

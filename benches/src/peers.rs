@@ -49,6 +49,11 @@ pub enum Kind {
     ThreadPerTask,
     /// A new thread per task, at most cap at once (a semaphore).
     BoundedThreadPerTask,
+    /// antpool's `Pool`, default options, fed by `submit_async` (each submit
+    /// awaited on `futures_executor::block_on`): the `async` family.
+    AntpoolAsync,
+    /// antpool's `Pool` with a queue of 64, fed by `submit_async`.
+    AntpoolQueueAsync,
 }
 
 impl Kind {
@@ -72,7 +77,13 @@ impl Kind {
 
     /// Peers of the medium family only (see `medium.rs`): antpool at a
     /// multiple of the capacity, and with a longer queue.
-    pub const EXTRA: [Kind; 3] = [Kind::AntpoolX2, Kind::AntpoolX4, Kind::AntpoolQueue1024];
+    pub const EXTRA: [Kind; 5] = [
+        Kind::AntpoolX2,
+        Kind::AntpoolX4,
+        Kind::AntpoolQueue1024,
+        Kind::AntpoolAsync,
+        Kind::AntpoolQueueAsync,
+    ];
 
     /// The name in tables, JSON and on the command line.
     pub fn name(self) -> &'static str {
@@ -94,6 +105,8 @@ impl Kind {
             Kind::BlockingThreadpool => "blocking-threadpool",
             Kind::ThreadPerTask => "thread-per-task",
             Kind::BoundedThreadPerTask => "thread-per-task-bounded",
+            Kind::AntpoolAsync => "antpool async",
+            Kind::AntpoolQueueAsync => "antpool (queue 64) async",
         }
     }
 
@@ -220,6 +233,8 @@ impl Semaphore {
 pub enum Peer {
     /// antpool.
     Antpool(antpool::Pool),
+    /// antpool, fed by `submit_async`.
+    AntpoolAsync(antpool::Pool),
     /// threadpool.
     Threadpool(threadpool::ThreadPool),
     /// rayon.
@@ -247,6 +262,16 @@ impl Peer {
     pub fn new(kind: Kind, cap: usize) -> Peer {
         match kind {
             Kind::Antpool => Peer::Antpool(antpool::Pool::new(cap).expect("valid capacity")),
+            Kind::AntpoolAsync => {
+                Peer::AntpoolAsync(antpool::Pool::new(cap).expect("valid capacity"))
+            }
+            Kind::AntpoolQueueAsync => Peer::AntpoolAsync(
+                antpool::Pool::builder()
+                    .capacity(cap)
+                    .max_queued_tasks(64)
+                    .build()
+                    .expect("valid options"),
+            ),
             Kind::AntpoolX2 => Peer::Antpool(antpool::Pool::new(2 * cap).expect("valid capacity")),
             Kind::AntpoolX4 => Peer::Antpool(antpool::Pool::new(4 * cap).expect("valid capacity")),
             Kind::AntpoolQueue | Kind::AntpoolQueue1024 => Peer::Antpool(
@@ -317,6 +342,9 @@ impl Peer {
     pub fn submit(&self, task: Task) {
         match self {
             Peer::Antpool(p) => p.submit(task).expect("open pool"),
+            Peer::AntpoolAsync(p) => {
+                futures_executor::block_on(p.submit_async(task)).expect("open pool")
+            }
             Peer::Threadpool(p) => p.execute(task),
             Peer::Rayon(p) => p.spawn(task),
             Peer::Tokio(rt) => drop(rt.spawn_blocking(task)),
@@ -340,7 +368,9 @@ impl Peer {
     /// when it is saturated. `None` if the peer has no such call.
     pub fn try_submit(&self, task: Task) -> Option<Result<(), Task>> {
         match self {
-            Peer::Antpool(p) => Some(p.try_submit(task).map_err(|e| e.into_inner().into_box())),
+            Peer::Antpool(p) | Peer::AntpoolAsync(p) => {
+                Some(p.try_submit(task).map_err(|e| e.into_inner().into_box()))
+            }
             Peer::Channel(p) => Some(p.sender().try_send(task).map_err(|e| match e {
                 TrySendError::Full(task) | TrySendError::Disconnected(task) => task,
             })),
