@@ -40,7 +40,8 @@ fn build_starts_the_warm_workers_before_the_first_task() {
         2
     );
     pool.release_timeout(PATIENCE).unwrap();
-    assert_eq!(spawner.live(), 0);
+    // The spawner counts a thread ended just after the pool does.
+    assert!(eventually(|| spawner.live() == 0));
 
     let func = PoolWithFunc::builder(|n: u32| assert!(n < 10))
         .capacity(3)
@@ -74,7 +75,10 @@ fn expiry_never_leaves_fewer_than_min_idle_idle() {
     clock.advance(Duration::from_secs(10));
     assert_eq!(pool.purge(), 1);
     pool.release_timeout(PATIENCE).unwrap();
-    assert_eq!(spawner.live(), 0, "release is not held back by the floor");
+    assert!(
+        eventually(|| spawner.live() == 0),
+        "release is not held back by the floor"
+    );
 }
 
 #[test]
@@ -93,14 +97,15 @@ fn workers_expiring_on_their_own_timers_stop_at_the_floor() {
     std::thread::sleep(Duration::from_millis(150));
     assert_eq!((pool.running(), pool.stats().retired), (1, 3));
     assert!(eventually(|| pool.idle() == 1));
-    assert_eq!(spawner.live(), 1);
+    assert!(eventually(|| spawner.live() == 1));
     let ran = Counter::new();
     let r = ran.clone();
     pool.submit(move || r.add()).unwrap();
     assert!(ran.reaches(1));
     assert_eq!(pool.stats().spawned, 4, "the warm worker took it");
     pool.release_timeout(PATIENCE).unwrap();
-    assert_eq!(spawner.live(), 0);
+    // The spawner counts a thread ended just after the pool does.
+    assert!(eventually(|| spawner.live() == 0));
 }
 
 #[test]
@@ -181,5 +186,6 @@ fn a_static_pool_starts_its_floor_when_asked_and_keeps_it() {
     CLOCK.advance(Duration::from_secs(10));
     assert_eq!(pool.purge(), 0);
     pool.release_timeout(PATIENCE).unwrap();
-    assert_eq!(spawner.live(), 0);
+    // The spawner counts a thread ended just after the pool does.
+    assert!(eventually(|| spawner.live() == 0));
 }
