@@ -71,9 +71,14 @@ fn expiry_never_leaves_fewer_than_min_idle_idle() {
     // The floor counts idle workers: busy ones above it still expire.
     let gate = occupy(&pool, 3);
     gate.open();
-    assert!(eventually(|| pool.idle() == 3));
+    // Three ran at once; a fourth may have started as a looker while woken
+    // workers were slow to take their tasks (CI's loaded Miri run did).
+    assert!(eventually(
+        || pool.running() >= 3 && pool.idle() == pool.running()
+    ));
+    let above_floor = pool.running() - 2;
     clock.advance(Duration::from_secs(10));
-    assert_eq!(pool.purge(), 1);
+    assert_eq!(pool.purge(), above_floor);
     pool.release_timeout(PATIENCE).unwrap();
     assert!(
         eventually(|| spawner.live() == 0),
