@@ -335,6 +335,34 @@ impl<F: Flavor> Engine<F> {
         idlers.finish_all(state::DONE);
     }
 
+    /// Under the lock, before a waiter links into the list `pick` selects:
+    /// whether `done` holds already. With `idlers`, raises the `IDLERS` flag
+    /// first if it does not, and looks once more (it may have come to hold
+    /// before the flag was up, unseen), lowering the flag again if it holds
+    /// now and nobody else waits. (`wait_idle` and `wait_idle_async`.)
+    pub(super) fn holds_or_flag(
+        &self,
+        cold: &mut super::Guard<'_, F>,
+        pick: fn(&mut super::Cold<F>) -> &mut ListOf<F>,
+        done: fn(&Self) -> bool,
+        idlers: bool,
+    ) -> bool {
+        if done(self) {
+            return true;
+        }
+        if !idlers {
+            return false;
+        }
+        self.idlers_flag(true);
+        if !done(self) {
+            return false;
+        }
+        if pick(cold).len() == 0 {
+            self.idlers_flag(false);
+        }
+        true
+    }
+
     /// Parks on a node in the list `pick` selects until `done` (checked under the
     /// lock, first) holds and whoever makes it hold finishes the node. With
     /// `idlers`, the `IDLERS` flag that tells workers to look is raised while
@@ -348,18 +376,8 @@ impl<F: Flavor> Engine<F> {
     ) -> bool {
         let node: super::NodeOf<F> = Node::new(self.spawner.signal(), state::WAITING);
         let mut cold = self.cold.lock();
-        if done(self) {
+        if self.holds_or_flag(&mut cold, pick, done, idlers) {
             return true;
-        }
-        if idlers {
-            self.idlers_flag(true);
-            // It may have come to hold before the flag was up, unseen.
-            if done(self) {
-                if pick(&mut cold).len() == 0 {
-                    self.idlers_flag(false);
-                }
-                return true;
-            }
         }
         let bomb = AbortOnUnwind;
         // SAFETY: `node` stays on this stack, unmoved, until it is unlinked by us

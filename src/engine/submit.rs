@@ -468,9 +468,7 @@ impl<F: Flavor> Engine<F> {
         let bomb = AbortOnUnwind;
         // SAFETY: `node` stays on this stack, unmoved, until it is finished and we
         // have consumed the finisher's token below.
-        unsafe { cold.waiters.push_back((&node).into()) };
-        self.gate.adm.set(adm::WAITERS);
-        self.counters.waiting.store(cold.waiters.len(), Relaxed);
+        unsafe { self.join_waiters(&mut cold, (&node).into(), false) };
         // Room may have appeared before the flag was up, unseen: let in whom it
         // allows (perhaps us).
         let grants = self.grant_waiters(&mut cold);
@@ -515,6 +513,30 @@ impl<F: Flavor> Engine<F> {
         }
         self.waiters_changed(&mut cold);
         true
+    }
+
+    /// Links a waiter's node into the FIFO (at its back, or `first`) and
+    /// raises `WAITERS`: newcomers join the line rather than pass it.
+    ///
+    /// # Safety
+    ///
+    /// As for [`List::push_back`](super::node::List::push_back); the lock is
+    /// held (`cold`).
+    pub(super) unsafe fn join_waiters(
+        &self,
+        cold: &mut Guard<'_, F>,
+        node: NonNull<NodeOf<F>>,
+        first: bool,
+    ) {
+        // SAFETY: per the caller's contract.
+        unsafe {
+            match first {
+                true => cold.waiters.push_front(node),
+                false => cold.waiters.push_back(node),
+            }
+        }
+        self.gate.adm.set(adm::WAITERS);
+        self.counters.waiting.store(cold.waiters.len(), Relaxed);
     }
 
     /// After waiters left the list (under the lock): lowers `WAITERS` once no

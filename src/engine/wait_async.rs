@@ -238,15 +238,9 @@ impl<F: Flavor> Waiting<F> {
         // lock is held.
         unsafe {
             self.node.set_waker(cx.waker());
-            let node = (&self.node).into();
-            match first {
-                true => cold.waiters.push_front(node),
-                false => cold.waiters.push_back(node),
-            }
+            engine.join_waiters(cold, (&self.node).into(), first);
         }
         self.linked = true;
-        engine.gate.adm.set(adm::WAITERS);
-        engine.counters.waiting.store(cold.waiters.len(), Relaxed);
     }
 
     fn take_task(&mut self) -> F::Task {
@@ -439,15 +433,7 @@ impl<F: Flavor> Future for Quiet<'_, F> {
         }
         // As `wait_idle` (`park_until` with the idlers' flag), without the park.
         let mut cold = engine.cold.lock();
-        if engine.is_quiet() {
-            return Poll::Ready(());
-        }
-        engine.idlers_flag(true);
-        // It may have come to hold before the flag was up, unseen.
-        if engine.is_quiet() {
-            if cold.idlers.len() == 0 {
-                engine.idlers_flag(false);
-            }
+        if engine.holds_or_flag(&mut cold, |c| &mut c.idlers, |e| e.is_quiet(), true) {
             return Poll::Ready(());
         }
         this.node.set_state(state::WAITING);

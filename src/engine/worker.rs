@@ -128,16 +128,15 @@ impl<F: Flavor> Engine<F> {
     ) -> Option<F::Task> {
         if self.config.handoff() {
             // The oldest blocked submitter's task takes the finished task's place.
-            let mut passed = false;
-            if self.gate.adm.load() & adm::WAITERS != 0 {
-                match self.serve_waiter() {
-                    Served::Task(task) => return Some(task),
-                    Served::Room => passed = true,
-                    Served::Nobody => {}
-                }
-            }
-            if !passed {
-                self.task_done(handle);
+            let served = match self.gate.adm.load() & adm::WAITERS {
+                0 => Served::Nobody,
+                _ => self.serve_waiter(),
+            };
+            match served {
+                Served::Task(task) => return Some(task),
+                // The admission passed to an async submitter.
+                Served::Room => {}
+                Served::Nobody => self.task_done(handle),
             }
         } else if round % WAITER_CHECK == 0 {
             self.check_queue_waiters(handle);
