@@ -95,6 +95,46 @@ macro_rules! lifecycle_methods {
             self.engine.free()
         }
 
+        #[doc = "Pauses the pool and blocks until no task is running. While paused no"]
+        #[doc = "task starts: idle workers take nothing, a worker that finishes its task"]
+        #[doc = "does not start the next, and submissions behave as at capacity — a"]
+        #[doc = "hand-off pool admits nothing (`try_submit` is `Overload` even with idle"]
+        #[doc = "workers; `submit` blocks), a queue pool queues until its queue is full."]
+        #[doc = "`resume` ends the pause; `release` does too (a released pool runs what"]
+        #[doc = "it holds and ends, and `release_drain` hands the queued tasks back"]
+        #[doc = "instead). On a released pool it does nothing. Called from one of the"]
+        #[doc = "pool's own tasks it never returns (that task is running): use"]
+        #[doc = "`pause_timeout` there."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n", $submit, ";\n")]
+        #[doc = "pool.pause(); // waits for the task above if it started\nassert!(pool.is_paused());"]
+        #[doc = concat!("pool.resume();\nassert!(!pool.is_paused());\n", $submit, ";\npool.wait_idle();\n```")]
+        pub fn pause(&self) {
+            self.engine.pause(None);
+        }
+
+        #[doc = "Like `pause`, but waits at most `timeout` for the running tasks:"]
+        #[doc = "`true` once none runs while the pool is paused; `false` if the time ran"]
+        #[doc = "out first (the pool stays paused: nothing new starts, the running"]
+        #[doc = "tasks finish), if a `resume` or `release` ended the pause meanwhile, or"]
+        #[doc = "if the pool is released."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n")]
+        #[doc = "assert!(pool.pause_timeout(std::time::Duration::from_secs(5)));\npool.release();\nassert!(!pool.is_paused());"]
+        #[doc = "assert!(!pool.pause_timeout(std::time::Duration::ZERO)); // released\n```"]
+        pub fn pause_timeout(&self, timeout: core::time::Duration) -> bool {
+            self.engine.pause(Some(timeout))
+        }
+
+        #[doc = "Whether the pool is paused (`pause` was called, and no `resume` or"]
+        #[doc = "`release` since)."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n")]
+        #[doc = "assert!(!pool.is_paused());\npool.pause();\nassert!(pool.is_paused());\n```"]
+        pub fn is_paused(&self) -> bool {
+            self.engine.is_paused()
+        }
+
         #[doc = "Whether the pool is released."]
         #[doc = ""]
         #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n")]

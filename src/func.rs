@@ -316,6 +316,19 @@ where
         Engine::tune(&self.engine, capacity)
     }
 
+    /// Ends a [`pause`](Self::pause); see [`Pool::resume`](crate::Pool::resume).
+    ///
+    /// ```
+    /// let pool = antpool::PoolWithFunc::new(3, |n: u32| drop(n)).unwrap();
+    /// pool.pause();
+    /// assert_eq!(pool.try_invoke(1).unwrap_err().into_inner(), 1); // as at capacity
+    /// pool.resume();
+    /// pool.invoke(2).unwrap();
+    /// ```
+    pub fn resume(&self) {
+        Engine::resume(&self.engine)
+    }
+
     crate::face::lifecycle_methods! {
         setup: "",
         pool: "antpool::PoolWithFunc::new(3, |n: u32| drop(n)).unwrap()",

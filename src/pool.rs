@@ -422,6 +422,30 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
         Engine::tune(&self.engine, capacity)
     }
 
+    /// Ends a [`pause`](Self::pause): the tasks queued meanwhile start, and
+    /// blocked submitters are let in as room allows. Does nothing if the pool
+    /// is not paused.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// let pool = antpool::Pool::builder().capacity(2).max_queued_tasks(8).build().unwrap();
+    /// pool.pause();
+    /// let ran = Arc::new(AtomicUsize::new(0));
+    /// for _ in 0..5 {
+    ///     let ran = Arc::clone(&ran);
+    ///     pool.submit(move || { ran.fetch_add(1, Ordering::Relaxed); }).unwrap();
+    /// }
+    /// assert_eq!(pool.queued(), 5); // paused: queued, none started
+    /// assert_eq!(ran.load(Ordering::Relaxed), 0);
+    /// pool.resume();
+    /// pool.wait_idle();
+    /// assert_eq!(ran.load(Ordering::Relaxed), 5);
+    /// ```
+    pub fn resume(&self) {
+        Engine::resume(&self.engine)
+    }
+
     crate::face::lifecycle_methods! {
         setup: "",
         pool: "antpool::Pool::new(3).unwrap()",

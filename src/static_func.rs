@@ -274,6 +274,25 @@ where
         Engine::tune(&handle, capacity.min(N))
     }
 
+    /// Ends a [`pause`](Self::pause); see [`Pool::resume`](crate::Pool::resume).
+    /// (Needs no heap: pause and resume work without `std`.)
+    ///
+    /// ```
+    /// use antpool::{Options, StaticPoolWithFunc};
+    /// use antpool::port::{StdClock, StdSpawner};
+    /// let pool: &'static StaticPoolWithFunc<u8, 4, StdClock, StdSpawner> = Box::leak(Box::new(
+    ///     StaticPoolWithFunc::new(Options::new().capacity(3), |_| (), StdClock::new(), StdSpawner::new()),
+    /// ));
+    /// pool.pause();
+    /// assert!(pool.try_invoke(7).is_err()); // paused: as at capacity
+    /// pool.resume();
+    /// pool.invoke(7).unwrap();
+    /// ```
+    pub fn resume(&'static self) {
+        let handle: &'static StaticEngine<A, N, C, S> = &self.engine;
+        Engine::resume(&handle)
+    }
+
     /// Drops every argument admitted that no worker took yet, and returns how
     /// many; see [`Pool::clear_queue`](crate::Pool::clear_queue). (A static
     /// pool has no queue mode: this clears only what waits for a busy worker

@@ -4,11 +4,10 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::thread;
 
 use antpool::{LoadBalancing, MultiPool, Pool, PoolWithFunc};
-use common::{Counter, PATIENCE, eventually, occupy};
+use common::{Counter, PATIENCE, eventually, occupy, queue_pool};
 
 #[test]
 fn queued_tasks_are_dropped_unrun_and_their_handles_cancelled() {
@@ -43,13 +42,7 @@ fn queued_tasks_are_dropped_unrun_and_their_handles_cancelled() {
 
 #[test]
 fn a_blocked_submitter_gets_the_room_it_made() {
-    let pool = Arc::new(
-        Pool::builder()
-            .capacity(1)
-            .max_queued_tasks(2)
-            .build()
-            .unwrap(),
-    );
+    let pool = queue_pool(1, 2);
     let gate = occupy(&pool, 1);
     let ran = Counter::new();
     for _ in 0..2 {

@@ -24,6 +24,9 @@ use loom::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use loom::sync::{Arc, Condvar, Mutex};
 use loom::thread;
 
+#[path = "loom/pause.rs"]
+mod pause;
+
 /// A binary semaphore for loom: a flag under a loom `Mutex`, waited for on a
 /// loom `Condvar`, shared through an `Arc` so `notify` can keep it alive past the
 /// moment its token becomes visible (rule 6). Blocking, not spinning: a lost

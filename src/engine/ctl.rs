@@ -14,7 +14,8 @@
 //! | `lookers` (S) | awake workers without a task, looking at the lane before they park |
 //! | `busy` (K) | workers holding a task |
 //! | `WATCH` | a parked worker is on watch duty (see `worker.rs`): submitters may leave a task to a busy worker |
-//! | `IDLERS` | `wait_idle` callers wait for the pool to fall quiet |
+//! | `IDLERS` | `wait_idle` or `pause` callers wait for the workers (see `quiet.rs`) |
+//! | `PAUSED` | the pool is paused: no worker is woken or started for a task, none carries one |
 //!
 //! Parked workers are the rest: `parked = T - S - K`, which is the idle queue's
 //! length whenever the cold lock is free (only lock holders park or unpark).
@@ -30,6 +31,7 @@
 //! | `CLOSED` | the pool is released: nothing is admitted |
 //! | `WAITERS` | submitters wait in the cold lock's FIFO: no newcomer may pass them |
 //! | `IDLERS` | `wait_idle` callers wait (a copy of `Ctl`'s flag, which a queue pool's submitter reads in its leave) |
+//! | `PAUSED` | the pool is paused: a hand-off pool admits nothing (a copy of `Ctl`'s flag) |
 //!
 //! Widths: with 64-bit atomics each worker count has 16 bits (at most 65 535
 //! workers; [`MAX_WORKERS`], 65 534, keeps one count of margin); with only
@@ -51,7 +53,7 @@ const THREAD_SHIFT: u32 = 0;
 const LOOKER_SHIFT: u32 = BITS;
 const BUSY_SHIFT: u32 = 2 * BITS;
 const FLAG_SHIFT: u32 = 3 * BITS;
-const _: () = assert!(FLAG_SHIFT + 2 <= Raw::BITS);
+const _: () = assert!(FLAG_SHIFT + 3 <= Raw::BITS);
 
 /// The most workers a pool runs at once (one below the field's limit, so a
 /// reservation never overflows it).
@@ -63,8 +65,11 @@ pub(crate) struct Flag(usize);
 
 /// A parked worker watches the lane for tasks left to busy workers.
 pub(crate) const WATCH: Flag = Flag(1);
-/// `wait_idle` callers wait for the pool to fall quiet.
+/// `wait_idle` callers wait for the pool to fall quiet, or `pause` callers for
+/// the last task to finish.
 pub(crate) const IDLERS: Flag = Flag(2);
+/// The pool is paused: no task starts (see `quiet.rs`).
+pub(crate) const PAUSED: Flag = Flag(4);
 
 /// One value of the workers' word.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -169,6 +174,7 @@ impl core::fmt::Debug for Word {
             .field("busy", &self.busy())
             .field("watch", &self.has(WATCH))
             .field("idlers", &self.has(IDLERS))
+            .field("paused", &self.has(PAUSED))
             .finish()
     }
 }
@@ -249,11 +255,14 @@ pub(crate) mod adm {
     /// `wait_idle` callers wait (mirrors `Ctl`'s `IDLERS`, so that a queue
     /// pool's submitter leaving the push window learns it from its own RMW).
     pub(crate) const IDLERS: usize = 1 << (usize::BITS - 3);
+    /// The pool is paused (mirrors `Ctl`'s `PAUSED`): a hand-off pool admits
+    /// nothing, as at capacity.
+    pub(crate) const PAUSED: usize = 1 << (usize::BITS - 4);
     /// The count's mask.
-    pub(crate) const COUNT: usize = IDLERS - 1;
+    pub(crate) const COUNT: usize = PAUSED - 1;
 }
 
-/// The admission word: a count and three flags (see the module docs).
+/// The admission word: a count and four flags (see the module docs).
 pub(crate) struct Adm(AtomicUsize);
 
 impl Adm {
@@ -332,7 +341,7 @@ mod tests {
             (w.threads(), w.lookers(), w.busy()),
             (MAX_WORKERS, MAX_WORKERS, MAX_WORKERS)
         );
-        assert!(!w.has(WATCH) && !w.has(IDLERS));
+        assert!(!w.has(WATCH) && !w.has(IDLERS) && !w.has(PAUSED));
         let w = word(5, 2, 1);
         assert_eq!((w.parked(), w.awake()), (2, 3));
     }
@@ -348,6 +357,10 @@ mod tests {
         assert_eq!((w.threads(), w.lookers(), w.busy()), (3, 1, 1));
         ctl.clear(WATCH);
         assert!(!ctl.read_rmw().has(WATCH));
+        assert!(!ctl.set(PAUSED).has(PAUSED));
+        let w = ctl.load();
+        assert!(w.has(PAUSED) && w.has(IDLERS) && !w.has(WATCH));
+        assert_eq!(w.awake(), 2);
     }
 
     #[test]

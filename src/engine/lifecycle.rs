@@ -3,7 +3,7 @@
 
 use core::time::Duration;
 
-use super::ctl::{IDLERS, adm};
+use super::ctl::adm;
 use super::node::{Chain, Node, state};
 use super::{AbortOnUnwind, ChainOf, Engine, EngineRef, Flavor, Guard, ListOf};
 use crate::clock::{Clock, Instant};
@@ -68,7 +68,13 @@ impl<F: Flavor> Engine<F> {
     ) -> (ChainOf<F>, bool) {
         let watcher = cold.watcher;
         let mut retired: ChainOf<F> = Chain::new();
-        let may_go = cold.idle.len().saturating_sub(self.config.min_idle);
+        // A paused pool keeps one worker for the tasks that wait (see
+        // `ensure_taker`); the pause changes only under this lock.
+        let floor = match self.is_paused() {
+            true => self.config.min_idle.max(1),
+            false => self.config.min_idle,
+        };
+        let may_go = cold.idle.len().saturating_sub(floor);
         if may_go == 0 {
             return (retired, false);
         }
@@ -157,15 +163,21 @@ impl<F: Flavor> Engine<F> {
         n
     }
 
-    /// Closes the pool: admission stops, blocked submitters get their task
-    /// back, parked workers retire — but for as many as tasks wait in the lane,
-    /// which wake as lookers to run them — and busy workers and lookers drain
-    /// the lane and retire. `false` if it was already closed.
+    /// Closes the pool: admission stops, a pause ends, blocked submitters get
+    /// their task back, parked workers retire — but for as many as tasks wait
+    /// in the lane, which wake as lookers to run them — and busy workers and
+    /// lookers drain the lane and retire. `false` if it was already closed.
     pub(crate) fn release(&self) -> bool {
         let mut cold = self.cold.lock();
         if self.gate.adm.set(adm::CLOSED) & adm::CLOSED != 0 {
             return false;
         }
+        // A closed pool runs what it holds and ends: paused, it never could.
+        // (Cleared before the parked workers are woken: they see it clear.)
+        let pausers = match self.is_paused() {
+            true => self.end_pause(&mut cold),
+            false => Chain::new(),
+        };
         let (woken, retired) = self.dismiss_parked(&mut cold);
         let turned_away = cold.waiters.take_all();
         self.gate.adm.clear(adm::WAITERS);
@@ -174,6 +186,7 @@ impl<F: Flavor> Engine<F> {
         woken.finish_all(state::WAKE);
         retired.finish_all(state::RETIRE);
         turned_away.finish_all(state::CLOSED);
+        pausers.finish_all(state::DONE);
         true
     }
 
@@ -217,21 +230,32 @@ impl<F: Flavor> Engine<F> {
 
     /// Closes the pool (if it is open) and takes out the tasks waiting in the
     /// lane, to be returned instead of run — also after a plain `release`, for
-    /// the tasks not started yet.
+    /// the tasks not started yet. A paused pool's tasks are taken out before
+    /// the release ends the pause, so none of them starts.
     #[cfg(feature = "alloc")]
     pub(crate) fn release_drain<H: EngineRef<Self>>(handle: &H) -> alloc::vec::Vec<F::Task> {
         let this = handle.engine();
-        this.release();
         let mut drained = alloc::vec::Vec::new();
-        while let Some(task) = this.lane.pop() {
-            drained.push(task);
-            if this.config.handoff() {
-                // Never to finish: its admission goes now.
-                this.task_done(handle);
-            }
+        if this.is_paused() {
+            this.drain_lane(handle, &mut drained);
         }
+        this.release();
+        this.drain_lane(handle, &mut drained);
         this.maybe_quiet();
         drained
+    }
+
+    /// Pops every task in the lane into `drained`; a hand-off pool gives
+    /// their admissions back.
+    #[cfg(feature = "alloc")]
+    fn drain_lane<H: EngineRef<Self>>(&self, handle: &H, drained: &mut alloc::vec::Vec<F::Task>) {
+        while let Some(task) = self.lane.pop() {
+            drained.push(task);
+            if self.config.handoff() {
+                // Never to finish: its admission goes now.
+                self.task_done(handle);
+            }
+        }
     }
 
     /// Drops every task still waiting in the lane (admitted, not started);
@@ -305,69 +329,11 @@ impl<F: Flavor> Engine<F> {
         }
     }
 
-    /// Waits until no task is running, in the lane, or on its way there (`None`:
-    /// no time limit). `false` if the time ran out first.
-    pub(crate) fn wait_idle(&self, timeout: Option<Duration>) -> bool {
-        self.park_until(|c| &mut c.idlers, |e| e.is_quiet(), true, timeout)
-    }
-
-    /// Raises or lowers the `IDLERS` flags (in `Ctl` for the workers, in `Adm`
-    /// for a queue pool's submitters), under the cold lock.
-    pub(super) fn idlers_flag(&self, up: bool) {
-        match up {
-            true => {
-                self.ctl.set(IDLERS);
-                self.gate.adm.set(adm::IDLERS);
-            }
-            false => {
-                self.ctl.clear(IDLERS);
-                self.gate.adm.clear(adm::IDLERS);
-            }
-        }
-    }
-
-    /// Wakes every `wait_idle` caller: the pool fell quiet.
-    pub(super) fn wake_idlers(&self) {
-        let mut cold = self.cold.lock();
-        let idlers = cold.idlers.take_all();
-        self.idlers_flag(false);
-        drop(cold);
-        idlers.finish_all(state::DONE);
-    }
-
-    /// Under the lock, before a waiter links into the list `pick` selects:
-    /// whether `done` holds already. With `idlers`, raises the `IDLERS` flag
-    /// first if it does not, and looks once more (it may have come to hold
-    /// before the flag was up, unseen), lowering the flag again if it holds
-    /// now and nobody else waits. (`wait_idle` and `wait_idle_async`.)
-    pub(super) fn holds_or_flag(
-        &self,
-        cold: &mut super::Guard<'_, F>,
-        pick: fn(&mut super::Cold<F>) -> &mut ListOf<F>,
-        done: fn(&Self) -> bool,
-        idlers: bool,
-    ) -> bool {
-        if done(self) {
-            return true;
-        }
-        if !idlers {
-            return false;
-        }
-        self.idlers_flag(true);
-        if !done(self) {
-            return false;
-        }
-        if pick(cold).len() == 0 {
-            self.idlers_flag(false);
-        }
-        true
-    }
-
     /// Parks on a node in the list `pick` selects until `done` (checked under the
     /// lock, first) holds and whoever makes it hold finishes the node. With
     /// `idlers`, the `IDLERS` flag that tells workers to look is raised while
     /// the node is linked, and lowered with the last one.
-    fn park_until(
+    pub(super) fn park_until(
         &self,
         pick: fn(&mut super::Cold<F>) -> &mut ListOf<F>,
         done: fn(&Self) -> bool,
@@ -376,7 +342,7 @@ impl<F: Flavor> Engine<F> {
     ) -> bool {
         let node: super::NodeOf<F> = Node::new(self.spawner.signal(), state::WAITING);
         let mut cold = self.cold.lock();
-        if self.holds_or_flag(&mut cold, pick, done, idlers) {
+        if self.holds_or_flag(&mut cold, done, idlers) {
             return true;
         }
         let bomb = AbortOnUnwind;
@@ -393,8 +359,8 @@ impl<F: Flavor> Engine<F> {
                 node.signal().wait_timeout(timeout) || {
                     let mut cold = self.cold.lock();
                     if pick(&mut cold).remove((&node).into()) {
-                        if idlers && pick(&mut cold).len() == 0 {
-                            self.idlers_flag(false);
+                        if idlers {
+                            self.lower_idlers_flag(&mut cold);
                         }
                         false
                     } else {

@@ -9,10 +9,12 @@
 //! | `ctl.rs` | the control words: every decision is one compare-and-swap on one |
 //! | `ring.rs`, `transport.rs` | the lane: the lock-free FIFO that carries tasks to workers |
 //! | `submit.rs` | admission, the push, and seeing that a worker will take the task |
+//! | `waiters.rs` | the FIFO of blocked submitters |
 //! | `worker.rs` | a worker's life: run, take the next task, look, park, expire |
 //! | `watch.rs` | the watch duty that bounds how long a task waits for a busy worker |
 //! | `spin.rs` | busy-waits bounded by time |
-//! | `lifecycle.rs` | tune, purge, release, reboot, `wait_idle` |
+//! | `lifecycle.rs` | tune, purge, release, reboot |
+//! | `quiet.rs` | `wait_idle`, and the pause |
 //! | `launch.rs` | how a new worker's first task reaches its thread |
 //! | `node.rs` | the parking records of the cold paths |
 //! | `wait_async.rs` | futures that wait for room or idleness without a thread |
@@ -26,7 +28,7 @@
 use core::marker::PhantomData;
 use core::time::Duration;
 
-use crate::sync::{Ordering::Relaxed, UntrackedUsize};
+use crate::sync::{AtomicUsize, Ordering::Relaxed, UntrackedUsize};
 
 use crate::queue::WorkerId;
 
@@ -39,11 +41,13 @@ mod launch;
 mod lifecycle;
 mod node;
 mod padded;
+mod quiet;
 mod ring;
 mod spin;
 mod submit;
 mod transport;
 mod wait_async;
+mod waiters;
 mod watch;
 mod worker;
 
@@ -245,6 +249,8 @@ struct Cold<F: Flavor> {
     drains: ListOf<F>,
     /// `wait_idle` callers waiting for the pool to fall quiet.
     idlers: ListOf<F>,
+    /// `pause` callers waiting for the last running task to finish.
+    pausers: ListOf<F>,
     /// The parked worker on watch duty (`watch.rs`), if any.
     watcher: Option<WorkerId>,
 }
@@ -309,6 +315,9 @@ pub(crate) struct Engine<F: Flavor> {
     /// starts. Read-mostly: kept off the counters' line, which every task
     /// writes.
     parallelism: UntrackedUsize,
+    /// 1 while the pool is paused: the workers' copy of `PAUSED`, checked
+    /// before each task they take, on this read-mostly line (`quiet.rs`).
+    paused: AtomicUsize,
     clock: F::Clock,
     spawner: F::Spawner,
     exec: F::Exec,
@@ -357,6 +366,7 @@ impl<F: Flavor> Engine<F> {
                     reserved: 0,
                     drains: List::new(),
                     idlers: List::new(),
+                    pausers: List::new(),
                     watcher: None,
                 })),
                 counters: Padded::new(Counters {
@@ -370,6 +380,7 @@ impl<F: Flavor> Engine<F> {
                 }),
                 config,
                 parallelism: UntrackedUsize::new(0),
+                paused: AtomicUsize::new(0),
                 clock,
                 spawner,
                 exec,

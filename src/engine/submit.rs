@@ -20,15 +20,14 @@
 
 use core::ptr::NonNull;
 
-use super::ctl::{IDLERS, WATCH, Word, adm};
-use super::node::{Chain, Node, state};
-use super::spin::{ROOM_FOR, Spin};
+use super::ctl::{PAUSED, WATCH, Word, adm};
+use super::node::{Node, state};
 use super::watch::BACKLOG_PER_BUSY;
-use super::{AbortOnUnwind, Engine, EngineRef, Flavor, Guard, Mode, NodeOf, launch};
+use super::{Engine, EngineRef, Flavor, Guard, Mode, NodeOf, launch};
 use crate::clock::{Clock, Instant};
 use crate::error::SubmitError;
 use crate::queue::{IdleWorker, WorkerQueue};
-use crate::spawner::{Signal, Spawner};
+
 use crate::sync::Ordering::Relaxed;
 use crate::sync::spin_hint;
 
@@ -55,42 +54,6 @@ pub(super) enum Attempt<T> {
     /// Saturated: the task, to reject or to wait with.
     Saturated(T),
 }
-
-/// Waiters let in under the lock, to be finished once it is dropped.
-#[must_use = "granted waiters must be finished, or their owners wait forever"]
-pub(super) struct Grants<T, Sig> {
-    /// Their task is in the lane: finished SERVED.
-    served: Chain<T, Sig>,
-    /// A new worker is reserved for their task (`T+1, K+1`): finished GRANTED,
-    /// they start it themselves (and get `SpawnFailed` if it cannot start).
-    granted: Chain<T, Sig>,
-    /// Async submitters given room (an admission, or reserved room in the
-    /// lane): finished ROOM, their task moves on their next poll.
-    room: Chain<T, Sig>,
-}
-
-impl<T, Sig: Signal> Grants<T, Sig> {
-    fn new() -> Self {
-        Grants {
-            served: Chain::new(),
-            granted: Chain::new(),
-            room: Chain::new(),
-        }
-    }
-
-    /// Whether a granted task went into the lane.
-    pub(super) fn pushed(&self) -> bool {
-        self.served.len() > 0
-    }
-
-    pub(super) fn finish(self) {
-        self.served.finish_all(state::SERVED);
-        self.granted.finish_all(state::GRANTED);
-        self.room.finish_all(state::ROOM);
-    }
-}
-
-pub(super) type GrantsOf<F> = Grants<<F as Flavor>::Task, super::SignalOf<F>>;
 
 impl<F: Flavor> Engine<F> {
     /// Hands `task` to the pool: see the module docs.
@@ -135,11 +98,13 @@ impl<F: Flavor> Engine<F> {
         }
     }
 
-    /// Whether the admission word `a` refuses a newcomer.
+    /// Whether the admission word `a` refuses a newcomer: closed, submitters
+    /// wait, or — a hand-off pool — paused or at capacity.
     #[inline]
-    fn refuses(&self, a: usize) -> bool {
+    pub(super) fn refuses(&self, a: usize) -> bool {
         a & (adm::CLOSED | adm::WAITERS) != 0
-            || (self.config.handoff() && a & adm::COUNT >= self.gate.cap.load(Relaxed))
+            || (self.config.handoff()
+                && (a & adm::PAUSED != 0 || a & adm::COUNT >= self.gate.cap.load(Relaxed)))
     }
 
     /// One try: admit, place, ensure a taker.
@@ -192,11 +157,13 @@ impl<F: Flavor> Engine<F> {
 
     /// Whether a task, on the word `w`, should get a new worker of its own:
     /// nobody parked, every looker has a task in the lane already, no busy
-    /// worker it may be left to, and room for another worker. (Deciding before
-    /// the push is what lets a failed start hand the task back.)
+    /// worker it may be left to, room for another worker, and the pool is not
+    /// paused (a paused pool's tasks wait in the lane). (Deciding before the
+    /// push is what lets a failed start hand the task back.)
     #[inline]
-    fn spawn_for(&self, w: Word) -> bool {
-        w.parked() == 0
+    pub(super) fn spawn_for(&self, w: Word) -> bool {
+        !w.has(PAUSED)
+            && w.parked() == 0
             && w.threads() < self.limit()
             && !self.lookers_cover(w, self.lane.len() + 1)
             && !self.may_speculate(w)
@@ -242,6 +209,22 @@ impl<F: Flavor> Engine<F> {
     pub(super) fn ensure_taker<H: EngineRef<Self>>(&self, handle: &H) {
         loop {
             let w = self.ctl.read_rmw();
+            if w.has(PAUSED) {
+                // Paused: the task waits in the lane, and `resume` (which
+                // clears the flag by RMW, then comes here) sees it. One worker
+                // is kept for it — started now if there is none, kept from
+                // expiry (`reap`) — for `release`, which ends a pause without
+                // a handle to start workers with, wakes parked ones.
+                if w.threads() == 0
+                    && self
+                        .ctl
+                        .update(|w| (w.threads() == 0).then(|| w.add_threads(1).add_lookers(1)))
+                        .is_ok()
+                {
+                    self.start_looker(handle);
+                }
+                return;
+            }
             if w.parked() == 0 && w.threads() >= self.limit() {
                 // Nobody to wake and no room to start one: a looker, or the
                 // first busy worker to finish, takes it.
@@ -403,274 +386,5 @@ impl<F: Flavor> Engine<F> {
             }
         }
         old
-    }
-
-    /// Takes the lock and lets waiters in as room allows; makes sure a worker
-    /// takes the tasks that went into the lane.
-    pub(super) fn let_waiters_in<H: EngineRef<Self>>(&self, handle: &H) {
-        let mut cold = self.cold.lock();
-        let grants = self.grant_waiters(&mut cold);
-        drop(cold);
-        self.finish_grants(handle, grants);
-    }
-
-    /// Finishes the waiters a grant let in (after the lock is dropped) and makes
-    /// sure a worker takes the tasks that went into the lane.
-    pub(super) fn finish_grants<H: EngineRef<Self>>(&self, handle: &H, grants: GrantsOf<F>) {
-        let pushed = grants.pushed();
-        grants.finish();
-        if pushed {
-            self.ensure_taker(handle);
-        }
-    }
-
-    /// Saturated and allowed to block: watches for room for a moment, then joins
-    /// the FIFO of waiters and parks until a worker serves it, a new worker is
-    /// granted, the pool closes, or — `deadline` — the time runs out: it then
-    /// takes itself out of the FIFO under the lock (`Timeout`), unless someone
-    /// took it out first, whose finish it waits for. `Saturated(task)` hands
-    /// the task back to go round again (room appeared).
-    fn wait_for_room<H: EngineRef<Self>>(
-        &self,
-        handle: &H,
-        task: F::Task,
-        deadline: Option<Instant>,
-    ) -> Attempt<F::Task> {
-        if self.parallelism() > 1 {
-            let mut spin = Spin::new(&self.clock, ROOM_FOR);
-            while spin.wait() {
-                let a = self.gate.adm.load();
-                if a & adm::CLOSED != 0 {
-                    return Attempt::Done(Err(SubmitError::Closed(task)));
-                }
-                if !self.refuses(a) && (self.config.handoff() || !self.lane_full()) {
-                    return Attempt::Saturated(task);
-                }
-            }
-        }
-        let mut cold = self.cold.lock();
-        let a = self.gate.adm.load();
-        if a & adm::CLOSED != 0 {
-            return Attempt::Done(Err(SubmitError::Closed(task)));
-        }
-        if a & adm::WAITERS == 0 && !self.saturated_now(a) {
-            return Attempt::Saturated(task);
-        }
-        let max = self.config.max_blocking;
-        if max != 0 && cold.waiters.len() >= max {
-            return Attempt::Done(Err(SubmitError::Overload(task)));
-        }
-        let remaining = deadline.map(|d| d.saturating_duration_since(self.clock.now()));
-        if remaining.is_some_and(|r| r.is_zero()) {
-            return Attempt::Done(Err(SubmitError::Timeout(task)));
-        }
-        let node = Node::with_task(self.spawner.signal(), task, state::WAITING);
-        let bomb = AbortOnUnwind;
-        // SAFETY: `node` stays on this stack, unmoved, until it is finished and we
-        // have consumed the finisher's token below.
-        unsafe { self.join_waiters(&mut cold, (&node).into(), false) };
-        // Room may have appeared before the flag was up, unseen: let in whom it
-        // allows (perhaps us).
-        let grants = self.grant_waiters(&mut cold);
-        drop(cold);
-        self.finish_grants(handle, grants);
-        let finished = match remaining {
-            None => {
-                node.signal().wait();
-                true
-            }
-            Some(remaining) => node.signal().wait_timeout(remaining) || !self.leave_waiters(&node),
-        };
-        bomb.disarm();
-        if !finished {
-            // SAFETY: we unlinked our node ourselves: nobody else touches it.
-            return Attempt::Done(Err(SubmitError::Timeout(unsafe { node.take_task() })));
-        }
-        Attempt::Done(match node.state() {
-            // Our task is in the lane, admitted.
-            state::SERVED => Ok(()),
-            // SAFETY: whoever finished the node with CLOSED or GRANTED left the task
-            // in it, and it is ours again.
-            state::CLOSED => Err(SubmitError::Closed(unsafe { node.take_task() })),
-            // A new worker is reserved for our task (`T+1, K+1`).
-            // SAFETY: as for CLOSED.
-            state::GRANTED => self.start_with(handle, unsafe { node.take_task() }),
-            other => unreachable!("antpool: waiter woken in state {other}"),
-        })
-    }
-
-    /// A waiter whose time ran out takes its node out of the FIFO: `true` if
-    /// it did (its task is its own again, and newcomers may pass once the
-    /// FIFO is empty); `false` if someone took the node out first, in which
-    /// case it has waited for their finish, as an untimed waiter does.
-    fn leave_waiters(&self, node: &NodeOf<F>) -> bool {
-        let mut cold = self.cold.lock();
-        if !cold.waiters.remove(node.into()) {
-            // Taken out under the lock just now; the finish is coming.
-            drop(cold);
-            node.signal().wait();
-            return false;
-        }
-        self.waiters_changed(&mut cold);
-        true
-    }
-
-    /// Links a waiter's node into the FIFO (at its back, or `first`) and
-    /// raises `WAITERS`: newcomers join the line rather than pass it.
-    ///
-    /// # Safety
-    ///
-    /// As for [`List::push_back`](super::node::List::push_back); the lock is
-    /// held (`cold`).
-    pub(super) unsafe fn join_waiters(
-        &self,
-        cold: &mut Guard<'_, F>,
-        node: NonNull<NodeOf<F>>,
-        first: bool,
-    ) {
-        // SAFETY: per the caller's contract.
-        unsafe {
-            match first {
-                true => cold.waiters.push_front(node),
-                false => cold.waiters.push_back(node),
-            }
-        }
-        self.gate.adm.set(adm::WAITERS);
-        self.counters.waiting.store(cold.waiters.len(), Relaxed);
-    }
-
-    /// After waiters left the list (under the lock): lowers `WAITERS` once no
-    /// waiter is linked and no async grant's room is still reserved, and
-    /// updates the lock-free count.
-    pub(super) fn waiters_changed(&self, cold: &mut Guard<'_, F>) {
-        if cold.waiters.len() == 0 && cold.reserved == 0 {
-            self.gate.adm.clear(adm::WAITERS);
-        }
-        self.counters.waiting.store(cold.waiters.len(), Relaxed);
-    }
-
-    /// Whether a submit would find the pool saturated (or closed), by loads
-    /// alone: what a saturated submitter watches before it tries again.
-    pub(super) fn looks_saturated(&self) -> bool {
-        let a = self.gate.adm.load();
-        a & adm::CLOSED == 0 && (self.refuses(a) || (!self.config.handoff() && self.lane_full()))
-    }
-
-    /// Whether a bounded queue's lane is full (a queue pool's saturation).
-    fn lane_full(&self) -> bool {
-        self.lane.len() >= self.config.queue_limit
-    }
-
-    /// Whether the pool is saturated on the admission word `a` (flags aside):
-    /// a hand-off pool at capacity, or a bounded queue full.
-    pub(super) fn saturated_now(&self, a: usize) -> bool {
-        match self.config.handoff() {
-            true => a & adm::COUNT >= self.gate.cap.load(Relaxed),
-            false => self.lane_full(),
-        }
-    }
-
-    /// Lets waiters in, oldest first, while there is room: in a hand-off pool
-    /// below the capacity, in a queue below its limit less the hysteresis. A
-    /// waiter's task gets a new worker of its own (GRANTED: the waiter starts
-    /// it) or goes into the lane (SERVED). Clears `WAITERS` with the last one.
-    /// The caller finishes the grants after the lock, and — for tasks pushed
-    /// here — is a worker that will take from the lane, or calls
-    /// [`ensure_taker`](Self::ensure_taker).
-    pub(super) fn grant_waiters(&self, cold: &mut Guard<'_, F>) -> GrantsOf<F> {
-        let mut grants = Grants::new();
-        loop {
-            let a = self.gate.adm.load();
-            if a & adm::CLOSED != 0 || cold.waiters.len() == 0 {
-                break;
-            }
-            let handoff = self.config.handoff();
-            if handoff {
-                if a & adm::COUNT >= self.gate.cap.load(Relaxed) {
-                    break;
-                }
-                // Admit it (the waiters' flag is ours to pass, under the lock).
-                if self
-                    .gate
-                    .adm
-                    .enter(|a| a & adm::COUNT >= self.gate.cap.load(Relaxed))
-                    .is_err()
-                {
-                    break;
-                }
-            } else if self.lane.len() + cold.reserved + self.config.hysteresis()
-                >= self.config.queue_limit
-            {
-                break;
-            }
-            let Some(waiter) = cold.waiters.pop_front() else {
-                unreachable!("antpool: the waiters list was checked non-empty under the lock");
-            };
-            // SAFETY: a linked node is live; `is_task` reads what never changes.
-            if unsafe { waiter.as_ref().is_task() } {
-                // An async submitter: the room is offered, its task moves on its
-                // next poll (a hand-off admission was taken for it just above).
-                if !handoff {
-                    cold.reserved += 1;
-                }
-                // SAFETY: we unlinked the waiter under the lock; ours to finish.
-                unsafe { grants.room.push(waiter) };
-                continue;
-            }
-            if handoff
-                && self
-                    .ctl
-                    .update(|w| self.spawn_for(w).then(|| w.add_threads(1).add_busy(1)))
-                    .is_ok()
-            {
-                // SAFETY: we unlinked the waiter under the lock; the node is ours
-                // to finish, and its task stays in it for the owner.
-                unsafe { grants.granted.push(waiter) };
-                continue;
-            }
-            // SAFETY: as above; the task is ours to move into the lane.
-            let task = unsafe { waiter.as_ref().take_task() };
-            if let Err(task) = self.lane.push(task) {
-                // A queue filled up meanwhile: the waiter stays first in line.
-                // SAFETY: the node is still ours; its cell is empty again.
-                unsafe {
-                    waiter.as_ref().put_back(task);
-                    cold.waiters.push_front(waiter);
-                }
-                break;
-            }
-            // SAFETY: as above.
-            unsafe { grants.served.push(waiter) };
-        }
-        self.waiters_changed(cold);
-        grants
-    }
-
-    /// If the pool is quiet (nothing admitted, running, or in the lane) and
-    /// `wait_idle` callers wait, wakes them.
-    pub(super) fn maybe_quiet(&self) {
-        if self.ctl.read_rmw().has(IDLERS) && self.is_quiet() {
-            self.wake_idlers();
-        }
-    }
-
-    /// After a swap of `Ctl` to `new`: if it left no worker awake while
-    /// `wait_idle` callers wait, sees whether the pool fell quiet. Not under
-    /// the cold lock (waking the idlers takes it).
-    #[inline]
-    pub(super) fn left_work(&self, new: Word) {
-        if new.awake() == 0 && new.has(IDLERS) {
-            self.maybe_quiet();
-        }
-    }
-
-    /// Whether no task is running, in the lane, or on its way there. Read in
-    /// the order a task moves through them (admission window, lane, a worker
-    /// counted awake from before its pop until it finishes), each by RMW, so a
-    /// task that moves on between two reads is still seen by the later one.
-    pub(super) fn is_quiet(&self) -> bool {
-        self.gate.adm.read_rmw() & adm::COUNT == 0
-            && !self.lane.has_tasks()
-            && self.ctl.read_rmw().awake() == 0
     }
 }

@@ -433,7 +433,7 @@ impl<F: Flavor> Future for Quiet<'_, F> {
         }
         // As `wait_idle` (`park_until` with the idlers' flag), without the park.
         let mut cold = engine.cold.lock();
-        if engine.holds_or_flag(&mut cold, |c| &mut c.idlers, |e| e.is_quiet(), true) {
+        if engine.holds_or_flag(&mut cold, |e| e.is_quiet(), true) {
             return Poll::Ready(());
         }
         this.node.set_state(state::WAITING);
@@ -454,9 +454,7 @@ impl<F: Flavor> Drop for Quiet<'_, F> {
         }
         let mut cold = self.engine.cold.lock();
         if cold.idlers.remove((&self.node).into()) {
-            if cold.idlers.len() == 0 {
-                self.engine.idlers_flag(false);
-            }
+            self.engine.lower_idlers_flag(&mut cold);
             return;
         }
         drop(cold);

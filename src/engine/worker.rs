@@ -4,7 +4,7 @@
 //! park in the idle queue — on watch duty if it is its turn (`watch.rs`) —
 //! until woken to look again, told to retire, or expired.
 
-use super::ctl::{WATCH, Word, adm};
+use super::ctl::{PAUSED, WATCH, Word, adm};
 use super::node::{Node, state};
 use super::spin::{LOOK_FOR, Spin};
 use super::watch::{Duty, PERIOD, RESIGN_AFTER, SAMPLE_EVERY};
@@ -126,11 +126,16 @@ impl<F: Flavor> Engine<F> {
         me: &NodeOf<F>,
         round: u32,
     ) -> Option<F::Task> {
+        // Paused, it takes no task: it parks (a pause waits for that). A stale
+        // "not paused" is harmless: this worker counts as awake, so `pause`
+        // waits for whatever it takes now.
+        let paused = self.is_paused();
         if self.config.handoff() {
-            // The oldest blocked submitter's task takes the finished task's place.
-            let served = match self.gate.adm.load() & adm::WAITERS {
-                0 => Served::Nobody,
-                _ => self.serve_waiter(),
+            // The oldest blocked submitter's task takes the finished task's
+            // place (paused: the admission goes back, and no waiter gets it).
+            let served = match !paused && self.gate.adm.load() & adm::WAITERS != 0 {
+                true => self.serve_waiter(),
+                false => Served::Nobody,
             };
             match served {
                 Served::Task(task) => return Some(task),
@@ -148,8 +153,10 @@ impl<F: Flavor> Engine<F> {
         }
         // (A stale "empty" is harmless: the handshake of `park` finds the task.
         // An empty `pop` is two loads, no write.)
-        if let Some(task) = self.lane.pop() {
-            return Some(task);
+        if !paused {
+            if let Some(task) = self.lane.pop() {
+                return Some(task);
+            }
         }
         if !self.config.handoff() {
             self.check_queue_waiters(handle);
@@ -254,13 +261,15 @@ impl<F: Flavor> Engine<F> {
         me: &NodeOf<F>,
     ) -> Option<F::Task> {
         loop {
-            if self.ctl.load().lookers() <= self.max_spinners() {
+            if self.is_paused() {
+                // Nothing to take: park (`park` decides on the word's flag).
+            } else if self.ctl.load().lookers() <= self.max_spinners() {
                 let mut spin = Spin::new(&self.clock, LOOK_FOR);
                 loop {
                     if let Some(task) = self.take_as_looker(handle) {
                         return Some(task);
                     }
-                    if !spin.wait() {
+                    if self.is_paused() || !spin.wait() {
                         break;
                     }
                 }
@@ -323,8 +332,11 @@ impl<F: Flavor> Engine<F> {
         // The handshake: a submitter that pushed before our swap and read the
         // word from before it counted on us to see its task. (A task whose
         // push is still being written does not count: its submitter reads the
-        // word after it, sees us parked, and wakes a worker.)
-        if self.lane.has_ready() {
+        // word after it, sees us parked, and wakes a worker.) Paused, the
+        // tasks wait: `resume` clears the flag under this lock, so either our
+        // swap saw it clear, or `resume` finds us parked and wakes us.
+        let paused = new.has(PAUSED);
+        if !paused && self.lane.has_ready() {
             self.ctl.apply(|w| w.add_lookers(1));
             return Park::Look;
         }
@@ -332,7 +344,7 @@ impl<F: Flavor> Engine<F> {
         // come in. (Our lane-empty check of `WAITERS` read `Adm` without the
         // lock and may have missed a waiter that linked itself just before; the
         // lock orders us after it.)
-        if !self.config.handoff() && cold.waiters.len() > 0 {
+        if !paused && !self.config.handoff() && cold.waiters.len() > 0 {
             let grants = self.grant_waiters(&mut cold);
             if grants.pushed() {
                 self.ctl.apply(|w| w.add_lookers(1));
@@ -455,7 +467,8 @@ impl<F: Flavor> Engine<F> {
     /// watch is over (resigned, or this worker was detached meanwhile).
     fn watch_tick<H: EngineRef<Self>>(&self, handle: &H, me: &NodeOf<F>, duty: &mut Duty) -> bool {
         let finished = self.finished();
-        let stuck = !self.lane.looks_empty() && finished == duty.finished;
+        // (Paused, the tasks wait on purpose: nobody is stuck.)
+        let stuck = !self.lane.looks_empty() && finished == duty.finished && !self.is_paused();
         duty.finished = finished;
         if stuck {
             // Tasks wait and none finished for a period: the busy workers are
@@ -502,7 +515,8 @@ impl<F: Flavor> Engine<F> {
     /// parked worker as a looker if tasks wait in the lane and nobody awake is
     /// looking.
     pub(super) fn wake_for_lane(&self) {
-        if self.lane.has_tasks() && self.ctl.read_rmw().lookers() == 0 {
+        let w = self.ctl.read_rmw();
+        if self.lane.has_tasks() && w.lookers() == 0 && !w.has(PAUSED) {
             self.wake_one();
         }
     }

@@ -131,6 +131,36 @@ macro_rules! multi_methods {
             self.shards.tune(capacity)
         }
 
+        #[doc = "Pauses every pool (see [`Pool::pause`](crate::Pool::pause)) and blocks"]
+        #[doc = "until no task runs in any: all pause first, then the wait."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "mp.pause();\n", "assert!(mp.is_paused());\n", "mp.resume();\n", $submit, ";\n", "mp.wait_idle();\n```")]
+        pub fn pause(&self) {
+            self.shards.pause(None);
+        }
+
+        #[doc = "Like `pause`, but waits at most `timeout` (over all pools): `true` once"]
+        #[doc = "no task runs in any paused pool; see [`Pool::pause_timeout`](crate::Pool::pause_timeout)."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "assert!(mp.pause_timeout(std::time::Duration::from_secs(5)));\n```")]
+        pub fn pause_timeout(&self, timeout: core::time::Duration) -> bool {
+            self.shards.pause(Some(timeout))
+        }
+
+        #[doc = "Resumes every pool (see [`Pool::resume`](crate::Pool::resume))."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "mp.pause();\n", "mp.resume();\n", "assert!(!mp.is_paused());\n```")]
+        pub fn resume(&self) {
+            self.shards.resume()
+        }
+
+        #[doc = "Whether the multi-pool is paused (every pool is)."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "assert!(!mp.is_paused());\n", "mp.pause();\n", "assert!(mp.is_paused());\n```")]
+        pub fn is_paused(&self) -> bool {
+            self.shards.is_paused()
+        }
+
         #[doc = "Whether the multi-pool is released."]
         #[doc = ""]
         #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "mp.release();\n", "assert!(mp.is_closed());\n```")]

@@ -233,6 +233,32 @@ impl<P: Shard> Shards<P> {
         self.closed.store(false, Ordering::Release);
     }
 
+    /// Pauses every pool first, then waits for them together (as `wait_idle`):
+    /// `true` if every pool paused with no task running.
+    pub(super) fn pause(&self, timeout: Option<Duration>) -> bool {
+        let mut all = true;
+        for engine in self.engines() {
+            all &= engine.pause_begin();
+        }
+        let start = self.pools[0].handle().now();
+        for engine in self.engines() {
+            let left =
+                timeout.map(|t| t.saturating_sub(engine.now().saturating_duration_since(start)));
+            all &= engine.pause_wait(left);
+        }
+        all
+    }
+
+    pub(super) fn resume(&self) {
+        for engine in self.engines() {
+            Engine::resume(engine);
+        }
+    }
+
+    pub(super) fn is_paused(&self) -> bool {
+        self.engines().all(|engine| engine.is_paused())
+    }
+
     pub(super) fn wait_idle(&self, timeout: Option<Duration>) -> bool {
         let Some(timeout) = timeout else {
             for engine in self.engines() {

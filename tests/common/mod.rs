@@ -172,6 +172,17 @@ pub fn held_pool(builder: antpool::PoolBuilder) -> (Arc<antpool::Pool>, Gate) {
     (pool, gate)
 }
 
+/// A shared pool of `capacity` workers with a queue of `queue` tasks.
+pub fn queue_pool(capacity: usize, queue: usize) -> Arc<antpool::Pool> {
+    Arc::new(
+        antpool::Pool::builder()
+            .capacity(capacity)
+            .max_queued_tasks(queue)
+            .build()
+            .unwrap(),
+    )
+}
+
 /// Occupies `n` workers with tasks that wait on the returned gate, and returns
 /// once all `n` have started.
 pub fn occupy<Q, C, S>(pool: &antpool::Pool<Q, C, S>, n: usize) -> Gate

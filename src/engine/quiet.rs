@@ -1,0 +1,195 @@
+//! Callers that wait on the workers, and the pause: `wait_idle` waits until no
+//! task is running, in the lane, or on its way there; `pause` stops every task
+//! from starting and waits until none runs. Both wait in the cold lock's lists
+//! (`idlers`, `pausers`) behind one flag, `IDLERS`, which tells whoever ends a
+//! stage of a task's travel to look (handshake 3 in `engine/README.md`). How a
+//! paused pool keeps tasks from starting is "Pause" there.
+
+use core::time::Duration;
+
+use super::ctl::{IDLERS, PAUSED, Word, adm};
+use super::node::{Chain, state};
+use super::{ChainOf, Engine, EngineRef, Flavor, Guard};
+use crate::sync::Ordering::{Acquire, SeqCst};
+
+impl<F: Flavor> Engine<F> {
+    /// Waits until no task is running, in the lane, or on its way there (`None`:
+    /// no time limit). `false` if the time ran out first.
+    pub(crate) fn wait_idle(&self, timeout: Option<Duration>) -> bool {
+        self.park_until(|c| &mut c.idlers, |e| e.is_quiet(), true, timeout)
+    }
+
+    /// Whether no task is running, in the lane, or on its way there. Read in
+    /// the order a task moves through them (admission window, lane, a worker
+    /// counted awake from before its pop until it finishes), each by RMW, so a
+    /// task that moves on between two reads is still seen by the later one.
+    pub(super) fn is_quiet(&self) -> bool {
+        self.gate.adm.read_rmw() & adm::COUNT == 0
+            && !self.lane.has_tasks()
+            && self.ctl.read_rmw().awake() == 0
+    }
+
+    /// Whether the pool is paused. (The workers' copy of the flag, on a
+    /// read-mostly line: a worker checks it before each task it takes.)
+    #[inline]
+    pub(crate) fn is_paused(&self) -> bool {
+        self.paused.load(Acquire) != 0
+    }
+
+    /// Pauses the pool — no task starts until [`resume`](Self::resume) — and
+    /// waits up to `timeout` (`None`: no limit) for the tasks running to
+    /// finish. `true` once none runs while the pool is paused; `false` if the
+    /// time ran out first (the pool stays paused), if the pause ended before
+    /// (`resume`, `release`), or if the pool is released (which ends a pause,
+    /// so a released pool is never paused).
+    pub(crate) fn pause(&self, timeout: Option<Duration>) -> bool {
+        self.pause_begin() && self.pause_wait(timeout)
+    }
+
+    /// The first half of [`pause`](Self::pause): raises the flags (under the
+    /// cold lock, where `release` ends a pause). `false` on a released pool.
+    pub(crate) fn pause_begin(&self) -> bool {
+        let _cold = self.cold.lock();
+        if self.gate.adm.load() & adm::CLOSED != 0 {
+            return false;
+        }
+        if !self.is_paused() {
+            // The copy first: a worker woken or started after the swap on
+            // `Ctl` below synchronizes with it, so it sees the copy set.
+            self.paused.store(1, SeqCst);
+            self.gate.adm.set(adm::PAUSED);
+            self.ctl.set(PAUSED);
+        }
+        true
+    }
+
+    /// The second half of [`pause`](Self::pause): waits for the running
+    /// tasks to finish.
+    pub(crate) fn pause_wait(&self, timeout: Option<Duration>) -> bool {
+        self.park_until(|c| &mut c.pausers, |e| e.pause_holds(), true, timeout) && self.is_paused()
+    }
+
+    /// What a `pause` caller waits for: no worker awake (a worker holding a
+    /// task is counted awake from before it took it until it is done), or the
+    /// pause is over.
+    fn pause_holds(&self) -> bool {
+        let w = self.ctl.read_rmw();
+        !w.has(PAUSED) || w.awake() == 0
+    }
+
+    /// Ends a pause: blocked submitters are let in as room allows, the tasks
+    /// queued meanwhile get workers, and `pause` callers still waiting return.
+    pub(crate) fn resume<H: EngineRef<Self>>(handle: &H) {
+        let this = handle.engine();
+        let mut cold = this.cold.lock();
+        if !this.is_paused() {
+            return;
+        }
+        let pausers = this.end_pause(&mut cold);
+        let grants = this.grant_waiters(&mut cold);
+        drop(cold);
+        pausers.finish_all(state::DONE);
+        grants.finish();
+        // Whoever found the pool paused left its task in the lane to us.
+        this.ensure_taker(handle);
+    }
+
+    /// Clears the pause (under the cold lock) and takes the `pause` callers,
+    /// to be finished (`DONE`) once the lock is dropped. Nobody can wait for
+    /// the paused workers any more: they park, and whoever wakes or starts one
+    /// finds the flag clear.
+    pub(super) fn end_pause(&self, cold: &mut Guard<'_, F>) -> ChainOf<F> {
+        self.paused.store(0, SeqCst);
+        self.ctl.clear(PAUSED);
+        self.gate.adm.clear(adm::PAUSED);
+        let pausers = cold.pausers.take_all();
+        self.lower_idlers_flag(cold);
+        pausers
+    }
+
+    /// If the pool fell quiet, or no worker is awake, while `wait_idle` or
+    /// `pause` callers wait: wakes those whose wait is over.
+    pub(super) fn maybe_quiet(&self) {
+        let w = self.ctl.read_rmw();
+        if w.has(IDLERS) && (w.awake() == 0 || self.is_quiet()) {
+            self.wake_idlers();
+        }
+    }
+
+    /// After a swap of `Ctl` to `new`: if it left no worker awake while
+    /// `wait_idle` or `pause` callers wait, sees whether their wait is over.
+    /// Not under the cold lock (waking them takes it).
+    #[inline]
+    pub(super) fn left_work(&self, new: Word) {
+        if new.awake() == 0 && new.has(IDLERS) {
+            self.maybe_quiet();
+        }
+    }
+
+    /// Raises or lowers the `IDLERS` flags (in `Ctl` for the workers, in `Adm`
+    /// for a queue pool's submitters), under the cold lock.
+    pub(super) fn idlers_flag(&self, up: bool) {
+        match up {
+            true => {
+                self.ctl.set(IDLERS);
+                self.gate.adm.set(adm::IDLERS);
+            }
+            false => {
+                self.ctl.clear(IDLERS);
+                self.gate.adm.clear(adm::IDLERS);
+            }
+        }
+    }
+
+    /// Lowers the `IDLERS` flags if nobody waits behind them any more (under
+    /// the cold lock).
+    pub(super) fn lower_idlers_flag(&self, cold: &mut Guard<'_, F>) {
+        if cold.idlers.len() == 0 && cold.pausers.len() == 0 {
+            self.idlers_flag(false);
+        }
+    }
+
+    /// Wakes the `wait_idle` callers if the pool is quiet, and the `pause`
+    /// callers if no worker is awake (each checked under the lock: whoever
+    /// still waits keeps the flag up, so the next stage's end looks again).
+    pub(super) fn wake_idlers(&self) {
+        let mut cold = self.cold.lock();
+        let idlers = match cold.idlers.len() > 0 && self.is_quiet() {
+            true => cold.idlers.take_all(),
+            false => Chain::new(),
+        };
+        let pausers = match cold.pausers.len() > 0 && self.pause_holds() {
+            true => cold.pausers.take_all(),
+            false => Chain::new(),
+        };
+        self.lower_idlers_flag(&mut cold);
+        drop(cold);
+        idlers.finish_all(state::DONE);
+        pausers.finish_all(state::DONE);
+    }
+
+    /// Under the lock, before a waiter links into its list: whether `done`
+    /// holds already. With `idlers`, raises the `IDLERS` flag
+    /// first if it does not, and looks once more (it may have come to hold
+    /// before the flag was up, unseen), lowering the flag again if it holds
+    /// now and nobody else waits. (`wait_idle`, `wait_idle_async`, `pause`.)
+    pub(super) fn holds_or_flag(
+        &self,
+        cold: &mut Guard<'_, F>,
+        done: fn(&Self) -> bool,
+        idlers: bool,
+    ) -> bool {
+        if done(self) {
+            return true;
+        }
+        if !idlers {
+            return false;
+        }
+        self.idlers_flag(true);
+        if !done(self) {
+            return false;
+        }
+        self.lower_idlers_flag(cold);
+        true
+    }
+}
