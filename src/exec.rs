@@ -114,6 +114,10 @@ where
     fn execute(&self, call: Call<A, F::Output>) -> Outcome {
         #[cfg(feature = "std")]
         if let Some(reply) = call.reply {
+            if !reply.begin() {
+                // Aborted: its handle reports cancelled; the argument is dropped.
+                return Outcome::Skipped;
+            }
             let arg = call.arg;
             return reply.run(|| self.0.call(arg));
         }

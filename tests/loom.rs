@@ -24,6 +24,8 @@ use loom::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use loom::sync::{Arc, Condvar, Mutex};
 use loom::thread;
 
+#[path = "loom/abort.rs"]
+mod abort;
 #[path = "loom/pause.rs"]
 mod pause;
 

@@ -71,6 +71,10 @@ pub(crate) enum Outcome {
     /// Only the std faces catch panics, so only they report this.
     #[cfg_attr(not(feature = "std"), allow(dead_code))]
     Panicked,
+    /// An aborted task (`JoinHandle::abort`), discarded unrun: counted
+    /// nowhere, as a task `clear_queue` dropped.
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
+    Skipped,
 }
 
 /// How a worker runs one task. The std faces wrap this to catch panics.

@@ -7,6 +7,13 @@
 //! payload, or, if the task is dropped without running (handed back by
 //! `release_drain`, or rejected and dropped), `Cancelled` — so a handle never
 //! waits for a task that will not run.
+//!
+//! Abort: the slot's `phase` goes from `QUEUED` to `STARTED` (the task, as it
+//! begins) or to `ABORTED` (`JoinHandle::abort`) by one compare-and-swap, so
+//! exactly one of them wins. An aborted task is cancelled at once (the slot
+//! filled, a joiner woken); when a worker reaches it, or whoever holds it drops
+//! it, its closure is dropped unrun. A slot is filled once: a later fill (the
+//! aborted task's reply, dropping) leaves it as it is.
 
 use ::std::any::Any;
 use ::std::boxed::Box;
@@ -20,6 +27,7 @@ use core::task::{Context, Poll, Waker};
 
 use crate::engine::Outcome;
 use crate::error::SubmitError;
+use crate::sync::{AtomicU8, Ordering};
 use crate::task::{Runnable, SmallTask, Task};
 
 /// Why a spawned task produced no value.
@@ -106,7 +114,8 @@ impl JoinError {
     }
 
     /// Whether the task was dropped without running (handed back by
-    /// `release_drain`, say, and not run by the caller).
+    /// `release_drain`, say, and not run by the caller), or aborted
+    /// ([`JoinHandle::abort`]).
     ///
     /// ```
     /// use std::sync::mpsc;
@@ -194,9 +203,18 @@ enum State<R> {
 
 /// Where a task's result waits for its handle: filled once by the task side,
 /// taken once by the handle side.
+/// A slot's task has neither begun nor been aborted.
+const QUEUED: u8 = 0;
+/// Its task has begun: `abort` has no effect.
+const STARTED: u8 = 1;
+/// It was aborted: it never runs.
+const ABORTED: u8 = 2;
+
 pub(crate) struct Slot<R> {
     state: Mutex<State<R>>,
     done: Condvar,
+    /// `QUEUED`, then `STARTED` or `ABORTED` (see the module docs).
+    phase: AtomicU8,
 }
 
 impl<R> Slot<R> {
@@ -204,7 +222,34 @@ impl<R> Slot<R> {
         Slot {
             state: Mutex::new(State::Pending(None)),
             done: Condvar::new(),
+            phase: AtomicU8::new(QUEUED),
         }
+    }
+
+    /// The task begins: `false` if it was aborted (it must not run).
+    fn begin(&self) -> bool {
+        match self
+            .phase
+            .compare_exchange(QUEUED, STARTED, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => true,
+            Err(phase) => phase != ABORTED,
+        }
+    }
+
+    /// Aborts the task unless it has begun: `true` if it will never run (its
+    /// result is `Cancelled` from now on).
+    fn abort(&self) -> bool {
+        let aborted = self
+            .phase
+            .compare_exchange(QUEUED, ABORTED, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok();
+        if aborted {
+            self.fill(Err(JoinError {
+                kind: Kind::Cancelled,
+            }));
+        }
+        aborted
     }
 
     fn lock(&self) -> MutexGuard<'_, State<R>> {
@@ -215,12 +260,18 @@ impl<R> Slot<R> {
 
     /// Fills the slot (once: the task side calls it at most once) and wakes
     /// whoever waits.
+    /// Fills a pending slot with `result` and wakes its joiner; a slot filled
+    /// already (an aborted task's) keeps what it has.
     fn fill(&self, result: Result<R, JoinError>) {
         let waker = {
             let mut state = self.lock();
-            match core::mem::replace(&mut *state, State::Done(result)) {
-                State::Pending(waker) => waker,
-                State::Done(_) | State::Taken => None,
+            match &mut *state {
+                State::Pending(waker) => {
+                    let waker = waker.take();
+                    *state = State::Done(result);
+                    waker
+                }
+                State::Done(_) | State::Taken => return,
             }
         };
         self.done.notify_all();
@@ -300,6 +351,14 @@ impl<R, P: AsRef<Slot<R>>> Reply<R, P> {
             result: PhantomData,
         }
     }
+
+    /// The task is about to run: `false` if its handle aborted it (it must
+    /// not run; dropping the reply then changes nothing).
+    pub(crate) fn begin(&self) -> bool {
+        self.slot
+            .as_ref()
+            .is_none_or(|holder| (**holder).as_ref().begin())
+    }
 }
 
 /// A handle and the reply that completes it.
@@ -322,6 +381,11 @@ where
     R: Send + 'static,
 {
     fn run(self) {
+        if !self.reply.begin() {
+            // Aborted: `f` is dropped unrun, the handle reports cancelled.
+            super::panic::note_skipped();
+            return;
+        }
         // The outcome reaches the pool's statistics through the panic note.
         let _ = self.reply.run(self.f);
     }
@@ -492,6 +556,44 @@ impl<R> JoinHandle<R> {
     #[must_use]
     pub fn is_finished(&self) -> bool {
         self.slot.is_finished()
+    }
+
+    /// Cancels the task if it has not started: it will never run, and `join`
+    /// (or awaiting the handle) returns at once with an error whose
+    /// [`is_cancelled`](JoinError::is_cancelled) is true. Returns whether it
+    /// did; a task that has begun (running or finished) is not touched
+    /// (`false`). Takes `&self`: the handle can still be joined.
+    ///
+    /// The task races its abort by one compare-and-swap, so exactly one of
+    /// "it ran" and "it was aborted" is true. An aborted task's closure is
+    /// dropped when a worker reaches it in the queue (skipping it, counted
+    /// neither completed nor panicked) or when `clear_queue` or a drained
+    /// task's owner drops it; until then it still counts in
+    /// [`queued`](crate::Pool::queued) and holds its place in a bounded queue.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// let pool = antpool::Pool::builder().capacity(1).max_queued_tasks(4).build().unwrap();
+    /// let (hold, wait) = mpsc::channel::<()>();
+    /// let first = pool.spawn(move || { let _ = wait.recv(); }).unwrap();
+    /// let queued = pool.spawn(|| 7).unwrap();
+    /// assert!(queued.abort());
+    /// assert!(queued.join().unwrap_err().is_cancelled());
+    /// drop(hold); // the first task ends; the worker skips the aborted one
+    /// first.join().unwrap();
+    /// pool.wait_idle();
+    /// assert_eq!(pool.stats().completed, 1); // the aborted task is not counted
+    ///
+    /// let ran = pool.spawn(|| 8).unwrap();
+    /// pool.wait_idle();
+    /// assert!(!ran.abort()); // it began: no effect
+    /// assert_eq!(ran.join().unwrap(), 8);
+    /// ```
+    // Called for its effect (`handle.abort();`): the answer is there for who
+    // wants it, not a result to be handled.
+    #[allow(clippy::must_use_candidate)]
+    pub fn abort(&self) -> bool {
+        self.slot.abort()
     }
 }
 

@@ -23,15 +23,30 @@ use crate::engine::{Execute, Outcome};
 /// ```
 pub type PanicHandler = Arc<dyn Fn(Box<dyn Any + Send>) + Send + Sync + 'static>;
 
+/// What a task that returned normally tells its executor about itself.
+#[derive(Clone, Copy)]
+enum Note {
+    Nothing,
+    /// It caught a panic of its own and delivered it elsewhere (to a
+    /// `JoinHandle`): still counted as panicked.
+    CaughtPanic,
+    /// It was aborted and did not run.
+    Skipped,
+}
+
 ::std::thread_local! {
-    /// Set when a task caught its own panic and delivered it elsewhere (to a
-    /// `JoinHandle`), so the executor still counts it as panicked.
-    static CAUGHT_INSIDE: Cell<bool> = const { Cell::new(false) };
+    /// Set by the running task (see [`Note`]), read by the executor after it.
+    static NOTE: Cell<Note> = const { Cell::new(Note::Nothing) };
 }
 
 /// Records that the running task caught a panic of its own.
 pub(crate) fn note_caught_panic() {
-    CAUGHT_INSIDE.set(true);
+    NOTE.set(Note::CaughtPanic);
+}
+
+/// Records that the running task was aborted and did not run.
+pub(crate) fn note_skipped() {
+    NOTE.set(Note::Skipped);
 }
 
 /// `X` with every task run under `catch_unwind`, and the worker hooks around
@@ -81,8 +96,11 @@ impl<X> Catching<X> {
 impl<T, X: Execute<T>> Execute<T> for Catching<X> {
     fn execute(&self, task: T) -> Outcome {
         match catch_unwind(AssertUnwindSafe(|| self.inner.execute(task))) {
-            Ok(_) if CAUGHT_INSIDE.replace(false) => Outcome::Panicked,
-            Ok(outcome) => outcome,
+            Ok(outcome) => match NOTE.replace(Note::Nothing) {
+                Note::Nothing => outcome,
+                Note::CaughtPanic => Outcome::Panicked,
+                Note::Skipped => Outcome::Skipped,
+            },
             Err(payload) => {
                 self.report("a task", payload);
                 Outcome::Panicked
