@@ -134,6 +134,19 @@ impl<T> fmt::Debug for SubmitError<T> {
     }
 }
 
+impl<T> SubmitError<T> {
+    /// The variant's name, short (`tracing`'s `reason` field).
+    #[cfg(feature = "tracing")]
+    pub(crate) fn reason(&self) -> &'static str {
+        match self {
+            SubmitError::Overload(_) => "overload",
+            SubmitError::Closed(_) => "closed",
+            SubmitError::SpawnFailed(_) => "spawn failed",
+            SubmitError::Timeout(_) => "timeout",
+        }
+    }
+}
+
 impl<T> fmt::Display for SubmitError<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {

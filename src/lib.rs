@@ -105,13 +105,14 @@
 //! | `std` | yes | `alloc` + the std platform, panic catching (`panic_handler`), `log` |
 //! | `alloc` | via `std` | [`Pool`], [`PoolWithFunc`], [`MultiPool`], [`WorkerStack`], [`WorkerRingBuf`], [`IdleQueue`] |
 //! | (none) | | [`StaticPoolWithFunc`] + [`WorkerRing`] + a platform from [`port`]: no heap |
+//! | `tracing` | no | a `worker` span per worker and events (start, stop, expiry, rejections, panics) through `tracing`, target `antpool`; also without `std` |
 //! | `critical-section` | no | atomics through `critical-section` on targets without CAS (thumbv6m) |
 //!
 //! Without `std` (a [`StaticPoolWithFunc`] on a port): `invoke`,
 //! `invoke_timeout`, `invoke_async` and `wait_idle_async` (built on
-//! `core::task`), `min_idle`, `clear_queue`. With `std` only: worker hooks,
-//! `JoinHandle` results (`spawn`, `call`, `spawn_async`), scoped tasks, panic
-//! catching.
+//! `core::task`), `min_idle`, `clear_queue`, `pause` and `resume`. With `std`
+//! only: worker hooks, `JoinHandle` results (`spawn`, `call`, `spawn_async`)
+//! and `abort`, scoped tasks, panic catching.
 //!
 //! Single-core targets without CAS may instead build with
 //! `RUSTFLAGS="--cfg portable_atomic_unsafe_assume_single_core"`.
@@ -158,6 +159,7 @@ mod stats;
 mod std;
 #[cfg(feature = "alloc")]
 mod task;
+mod trace;
 
 #[cfg(feature = "alloc")]
 pub use builder::{Builder, ForFunc, ForPool, PoolBuilder, PoolWithFuncBuilder};

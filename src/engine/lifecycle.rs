@@ -11,6 +11,7 @@ use crate::error::ReleaseError;
 use crate::queue::{IdleWorker, WorkerId, WorkerQueue};
 use crate::spawner::{Signal, Spawner};
 use crate::sync::Ordering::Relaxed;
+use crate::trace::trace_event;
 
 impl<F: Flavor> Engine<F> {
     /// Changes the capacity. Ignored for 0, unbounded and prealloc pools.
@@ -158,6 +159,9 @@ impl<F: Flavor> Engine<F> {
         let (retired, _) = self.reap(&mut cold, cutoff, None);
         drop(cold);
         let n = retired.len();
+        if n > 0 {
+            trace_event!(debug, count = n, "idle workers expired");
+        }
         retired.finish_all(state::RETIRE);
         self.wake_for_lane();
         n

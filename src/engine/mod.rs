@@ -304,6 +304,9 @@ struct Counters {
     live: UntrackedUsize,
     /// Blocked submitters (the waiters list's length), for lock-free reads.
     waiting: UntrackedUsize,
+    /// Workers started so far: the next one's number in its `tracing` span.
+    #[cfg(feature = "tracing")]
+    workers: UntrackedUsize,
 }
 
 /// The engine of one pool.
@@ -381,6 +384,8 @@ impl<F: Flavor> Engine<F> {
                     rejected: UntrackedUsize::new(0),
                     live: UntrackedUsize::new(0),
                     waiting: UntrackedUsize::new(0),
+                    #[cfg(feature = "tracing")]
+                    workers: UntrackedUsize::new(0),
                 }),
                 config,
                 parallelism: UntrackedUsize::new(0),

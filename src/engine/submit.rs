@@ -63,8 +63,15 @@ impl<F: Flavor> Engine<F> {
         mode: Mode,
     ) -> Result<(), SubmitError<F::Task>> {
         let result = Self::submit_or_hand_back(handle, task, mode);
-        if result.is_err() {
+        if let Err(_e) = &result {
             handle.engine().counters.rejected.fetch_add(1, Relaxed);
+            #[cfg(feature = "tracing")]
+            match _e {
+                SubmitError::SpawnFailed(_) => {
+                    tracing::warn!(target: "antpool", reason = "spawn failed", "task rejected");
+                }
+                e => tracing::debug!(target: "antpool", reason = e.reason(), "task rejected"),
+            }
         }
         result
     }

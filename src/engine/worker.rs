@@ -13,6 +13,7 @@ use crate::clock::{Clock, Instant};
 use crate::queue::{IdleWorker, WorkerId, WorkerQueue};
 use crate::spawner::{Signal, Spawner};
 use crate::sync::Ordering::Relaxed;
+use crate::trace::trace_event;
 
 /// A queue pool's worker checks for blocked submitters once every this many
 /// tasks it takes from the lane (and whenever it finds the lane empty).
@@ -35,6 +36,7 @@ impl<H: EngineRef<Engine<F>>, F: Flavor> Drop for ExitGuard<'_, H, F> {
         // The stop hook is part of the exit: it runs before the thread stops
         // counting as live, which is what `release_timeout` waits for.
         self.engine.exec.worker_stopping();
+        trace_event!(debug, unwound = !self.retired, "worker stopped");
         self.engine.thread_gone(true);
     }
 }
@@ -55,6 +57,16 @@ where
     F: Flavor,
 {
     let engine = handle.engine();
+    // (Declared first, so it closes last: the exit below is inside it.)
+    #[cfg(feature = "tracing")]
+    let span = tracing::debug_span!(
+        target: "antpool",
+        "worker",
+        worker = engine.counters.workers.fetch_add(1, Relaxed)
+    );
+    #[cfg(feature = "tracing")]
+    let _in_span = span.enter();
+    trace_event!(debug, "worker started");
     // The mailbox lives here, on the worker's own stack, for the worker's life.
     // It is linked into the idle queue only while the worker is parked on it.
     let mailbox = Node::new(engine.spawner.signal(), state::BUSY);
@@ -425,6 +437,11 @@ impl<F: Flavor> Engine<F> {
                 }
                 let (retired, me_too) = self.reap(&mut cold, cutoff, Some(my_id));
                 drop(cold);
+                trace_event!(
+                    debug,
+                    count = retired.len() + usize::from(me_too),
+                    "idle workers expired"
+                );
                 retired.finish_all(state::RETIRE);
                 self.after_retiring(handle);
                 if me_too {

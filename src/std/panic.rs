@@ -10,6 +10,7 @@ use ::std::sync::Arc;
 
 use super::hooks::{Hook, Policy};
 use crate::engine::{Execute, Outcome};
+use crate::trace::trace_event;
 
 /// A panic handler: receives the payload of a task that panicked, on the worker
 /// thread that ran it. Set with the builders' `panic_handler`.
@@ -88,6 +89,12 @@ impl<X> Catching<X> {
     fn run_hook(&self, what: &str, hook: Option<&Hook>) {
         let Some(hook) = hook else { return };
         if let Err(payload) = catch_unwind(AssertUnwindSafe(|| hook())) {
+            trace_event!(
+                error,
+                hook = what,
+                panic = message(&*payload),
+                "hook panicked"
+            );
             self.report(what, payload);
         }
     }
@@ -98,10 +105,14 @@ impl<T, X: Execute<T>> Execute<T> for Catching<X> {
         match catch_unwind(AssertUnwindSafe(|| self.inner.execute(task))) {
             Ok(outcome) => match NOTE.replace(Note::Nothing) {
                 Note::Nothing => outcome,
-                Note::CaughtPanic => Outcome::Panicked,
+                Note::CaughtPanic => {
+                    trace_event!(error, delivered = true, "task panicked");
+                    Outcome::Panicked
+                }
                 Note::Skipped => Outcome::Skipped,
             },
             Err(payload) => {
+                trace_event!(error, panic = message(&*payload), "task panicked");
                 self.report("a task", payload);
                 Outcome::Panicked
             }
