@@ -164,6 +164,64 @@ impl Exec {
     }
 }
 
+/// Worker hooks that are plain functions, around `X`: what a pool without a
+/// heap can hold ([`StaticPoolWithFunc`](crate::StaticPoolWithFunc)'s
+/// `on_worker_start` / `on_worker_stop`). With `std` the [`Guarded`] wrapper
+/// outside catches their panics; without, a panic in one is a panic on the
+/// worker's thread, as a task's is.
+pub(crate) struct FnHooks<X> {
+    inner: X,
+    start: Option<fn()>,
+    stop: Option<fn()>,
+}
+
+impl<X> FnHooks<X> {
+    pub(crate) const fn new(inner: X) -> Self {
+        FnHooks {
+            inner,
+            start: None,
+            stop: None,
+        }
+    }
+
+    pub(crate) const fn set_start(&mut self, hook: fn()) {
+        self.start = Some(hook);
+    }
+
+    pub(crate) const fn set_stop(&mut self, hook: fn()) {
+        self.stop = Some(hook);
+    }
+}
+
+impl<T, X: Execute<T>> Execute<T> for FnHooks<X> {
+    #[inline]
+    fn execute(&self, task: T) -> Outcome {
+        self.inner.execute(task)
+    }
+
+    fn worker_started(&self) {
+        if let Some(hook) = self.start {
+            hook();
+        }
+        self.inner.worker_started();
+    }
+
+    fn worker_stopping(&self) {
+        self.inner.worker_stopping();
+        if let Some(hook) = self.stop {
+            hook();
+        }
+    }
+}
+
+/// The function hooks inside a guarded executor.
+pub(crate) const fn hooks_mut<X>(exec: &mut Guarded<FnHooks<X>>) -> &mut FnHooks<X> {
+    #[cfg(feature = "std")]
+    return exec.inner_mut();
+    #[cfg(not(feature = "std"))]
+    return exec;
+}
+
 /// `X` guarded with the default panic policy, in a `const` context.
 pub(crate) const fn guard_default<X>(inner: X) -> Guarded<X> {
     #[cfg(feature = "std")]

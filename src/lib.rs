@@ -110,9 +110,10 @@
 //!
 //! Without `std` (a [`StaticPoolWithFunc`] on a port): `invoke`,
 //! `invoke_timeout`, `invoke_async` and `wait_idle_async` (built on
-//! `core::task`), `min_idle`, `clear_queue`, `pause` and `resume`. With `std`
-//! only: worker hooks, `JoinHandle` results (`spawn`, `call`, `spawn_async`)
-//! and `abort`, scoped tasks, panic catching.
+//! `core::task`), `min_idle`, `clear_queue`, `pause` and `resume`, worker
+//! hooks as plain functions (`on_worker_start`, `on_worker_stop`). With `std`
+//! only: hooks that are closures (the builders'), `JoinHandle` results
+//! (`spawn`, `call`, `spawn_async`) and `abort`, scoped tasks, panic catching.
 //!
 //! Single-core targets without CAS may instead build with
 //! `RUSTFLAGS="--cfg portable_atomic_unsafe_assume_single_core"`.

@@ -8,7 +8,7 @@ use core::fmt;
 use crate::clock::Clock;
 use crate::engine::{Engine, Mode, Parts, Slot};
 use crate::error::{BuildError, SubmitError};
-use crate::exec::{Call, CallFn, CallOf, Guarded, guard_default};
+use crate::exec::{Call, CallFn, CallOf, FnHooks, Guarded, guard_default, hooks_mut};
 use crate::options::Options;
 use crate::queue::WorkerRing;
 use crate::spawner::Spawner;
@@ -16,7 +16,14 @@ use crate::spawner::Spawner;
 /// One task of a static pool over `A`.
 type StaticCall<A> = CallOf<A, fn(A)>;
 type StaticEngine<A, const N: usize, C, S> = Engine<
-    Parts<StaticCall<A>, WorkerRing<N>, [Slot<StaticCall<A>>; N], C, S, Guarded<CallFn<fn(A)>>>,
+    Parts<
+        StaticCall<A>,
+        WorkerRing<N>,
+        [Slot<StaticCall<A>>; N],
+        C,
+        S,
+        Guarded<FnHooks<CallFn<fn(A)>>>,
+    >,
 >;
 
 /// A [`PoolWithFunc`](crate::PoolWithFunc) that lives in a `static`: no heap, not
@@ -117,7 +124,7 @@ where
                 Ok(config) => config,
                 Err(e) => panic!("{}", e.message()),
             };
-            let exec = guard_default(CallFn::new(func));
+            let exec = guard_default(FnHooks::new(CallFn::new(func)));
             StaticPoolWithFunc {
                 engine: Engine::new(
                     config,
@@ -129,6 +136,60 @@ where
                     exec,
                 ),
             }
+        }
+    }
+
+    maybe_const_fn! {
+        /// Runs `hook` on each worker's thread when it starts, before its first
+        /// task (as [`PoolBuilder::on_worker_start`](crate::PoolBuilder::on_worker_start)
+        /// does for the heap pools). A plain function: it needs no heap, and
+        /// works without `std` (`const`, so a pool in a `static` has it from the
+        /// start). With `std` a panic in it goes to the log (a static pool has
+        /// no panic handler) and does not lose the worker or its task; without
+        /// `std` it is a panic on the worker's thread, as a task's would be.
+        ///
+        /// ```
+        /// use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+        /// use antpool::{Options, StaticPoolWithFunc};
+        /// use antpool::port::{StdClock, StdSpawner};
+        /// static STARTED: AtomicUsize = AtomicUsize::new(0);
+        /// static STOPPED: AtomicUsize = AtomicUsize::new(0);
+        /// fn started() { STARTED.fetch_add(1, SeqCst); }
+        /// fn stopped() { STOPPED.fetch_add(1, SeqCst); }
+        /// let pool: &'static StaticPoolWithFunc<u8, 2, StdClock, StdSpawner> = Box::leak(Box::new(
+        ///     StaticPoolWithFunc::new(Options::new().capacity(2), |_| (), StdClock::new(), StdSpawner::new())
+        ///         .on_worker_start(started)
+        ///         .on_worker_stop(stopped),
+        /// ));
+        /// pool.invoke(1).unwrap();
+        /// pool.release_timeout(std::time::Duration::from_secs(5)).unwrap();
+        /// assert_eq!((STARTED.load(SeqCst), STOPPED.load(SeqCst)), (1, 1));
+        /// ```
+        #[must_use = "the pool with the hook is the one this returns"]
+        pub fn on_worker_start(mut self, hook: fn()) -> Self {
+            hooks_mut(self.engine.exec_mut()).set_start(hook);
+            self
+        }
+    }
+
+    maybe_const_fn! {
+        /// Runs `hook` on each worker's thread as the last thing before it
+        /// ends (expiry, `tune` down, release): part of the exit that
+        /// `release_timeout` waits for. See [`on_worker_start`](Self::on_worker_start).
+        ///
+        /// ```
+        /// use antpool::{Options, StaticPoolWithFunc};
+        /// use antpool::port::{StdClock, StdSpawner};
+        /// fn flush() {}
+        /// let pool: StaticPoolWithFunc<u8, 2, StdClock, StdSpawner> =
+        ///     StaticPoolWithFunc::new(Options::new().capacity(2), |_| (), StdClock::new(), StdSpawner::new())
+        ///         .on_worker_stop(flush);
+        /// assert_eq!(pool.cap(), Some(2));
+        /// ```
+        #[must_use = "the pool with the hook is the one this returns"]
+        pub fn on_worker_stop(mut self, hook: fn()) -> Self {
+            hooks_mut(self.engine.exec_mut()).set_stop(hook);
+            self
         }
     }
 

@@ -437,3 +437,64 @@ fn the_default_pool_submits_async() {
     futures_executor::block_on(antpool::submit_async(move || tx.send(1).unwrap())).unwrap();
     assert_eq!(rx.recv_timeout(PATIENCE).unwrap(), 1);
 }
+
+#[test]
+fn multi_pools_wait_for_room_without_a_thread_and_drop_cleanly() {
+    let mp = antpool::MultiPool::new(2, 1, antpool::LoadBalancing::RoundRobin).unwrap();
+    let gate = Gate::new();
+    let started = Counter::new();
+    for _ in 0..2 {
+        let (gate, started) = (gate.clone(), started.clone());
+        mp.submit(move || {
+            started.add();
+            gate.wait();
+        })
+        .unwrap();
+    }
+    assert!(started.reaches(2), "both pools busy");
+    let (waker, woken) = counting_waker();
+    let ran = Counter::new();
+    let r = ran.clone();
+    let mut fut = Box::pin(mp.submit_async(move || r.add()));
+    join_line(fut.as_mut(), &waker, || mp.waiting());
+    // A second one, dropped while it waits: it runs nothing, leaves no waiter.
+    let mut dropped = Box::pin(mp.submit_async(|| panic!("dropped futures submit nothing")));
+    join_line(dropped.as_mut(), &waker, || mp.waiting());
+    drop(dropped);
+    assert_eq!(mp.waiting(), 1);
+    let before = woken.0.load(SeqCst);
+    gate.open();
+    assert!(
+        eventually(|| woken.0.load(SeqCst) > before),
+        "woken when room came"
+    );
+    futures_executor::block_on(fut).unwrap();
+    assert!(ran.reaches(1));
+    let h = futures_executor::block_on(mp.spawn_async(|| 5)).unwrap();
+    assert_eq!(h.join().unwrap(), 5);
+    futures_executor::block_on(mp.wait_idle_async());
+    assert_eq!(mp.stats().completed, 4);
+    mp.release();
+    let err = futures_executor::block_on(mp.submit_async(|| ())).unwrap_err();
+    assert!(err.is_closed());
+
+    let sum = Arc::new(AtomicUsize::new(0));
+    let s = Arc::clone(&sum);
+    let mf = antpool::MultiPoolWithFunc::new(
+        2,
+        1,
+        antpool::LoadBalancing::LeastTasks,
+        move |n: usize| {
+            s.fetch_add(n, SeqCst);
+        },
+    )
+    .unwrap();
+    futures_executor::block_on(async {
+        for n in 1..=4 {
+            mf.invoke_async(n).await.unwrap();
+        }
+        mf.wait_idle_async().await;
+    });
+    assert_eq!(sum.load(SeqCst), 10);
+    mf.release_timeout(PATIENCE).unwrap();
+}

@@ -192,3 +192,68 @@ fn function_pools_and_multi_pools_take_the_same_hooks() {
         "one hook, shared by the pools"
     );
 }
+
+/// A static pool's hooks are plain functions (no heap): each runs once per
+/// worker on its own thread; a panicking start hook loses no task.
+#[test]
+fn a_static_pool_runs_function_hooks_on_its_workers() {
+    use antpool::StaticPoolWithFunc;
+    use antpool::port::{StdClock, StdSpawner};
+
+    static STARTS: AtomicUsize = AtomicUsize::new(0);
+    static STOPS: AtomicUsize = AtomicUsize::new(0);
+    static RAN_ON_STARTED: AtomicUsize = AtomicUsize::new(0);
+    fn start() {
+        STARTED_HERE.set(true);
+        STARTS.fetch_add(1, Ordering::SeqCst);
+    }
+    fn stop() {
+        assert!(
+            STARTED_HERE.get(),
+            "the stop hook runs on the started thread"
+        );
+        STOPS.fetch_add(1, Ordering::SeqCst);
+    }
+    fn work(_: u8) {
+        if STARTED_HERE.get() {
+            RAN_ON_STARTED.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    type Static = StaticPoolWithFunc<u8, 2, StdClock, StdSpawner>;
+    let options = antpool::Options::new().capacity(2);
+    let pool: &'static Static = Box::leak(Box::new(
+        Static::new(options, work, StdClock::new(), StdSpawner::new())
+            .on_worker_start(start)
+            .on_worker_stop(stop),
+    ));
+    for n in 0..10 {
+        pool.invoke(n).unwrap();
+    }
+    pool.release_timeout(PATIENCE).unwrap();
+    let workers = pool.stats().spawned;
+    assert_eq!(STARTS.load(Ordering::SeqCst), workers);
+    assert_eq!(
+        STOPS.load(Ordering::SeqCst),
+        workers,
+        "every stop hook ran before release returned"
+    );
+    assert_eq!(RAN_ON_STARTED.load(Ordering::SeqCst), 10);
+
+    static DONE: AtomicUsize = AtomicUsize::new(0);
+    fn boom() {
+        panic!("start hook");
+    }
+    fn count(_: u8) {
+        DONE.fetch_add(1, Ordering::SeqCst);
+    }
+    let pool: &'static Static = Box::leak(Box::new(
+        Static::new(options, count, StdClock::new(), StdSpawner::new()).on_worker_start(boom),
+    ));
+    pool.invoke(1).unwrap();
+    pool.release_timeout(PATIENCE).unwrap();
+    assert_eq!(
+        DONE.load(Ordering::SeqCst),
+        1,
+        "the task ran despite the hook's panic"
+    );
+}

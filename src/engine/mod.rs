@@ -397,6 +397,14 @@ impl<F: Flavor> Engine<F> {
         }
     }
 
+    maybe_const_fn! {
+        /// The executor, to finish setting up before the engine serves (a
+        /// static pool's function hooks).
+        pub(crate) fn exec_mut(&mut self) -> &mut F::Exec {
+            &mut self.exec
+        }
+    }
+
     /// The most workers the pool may run now.
     #[inline]
     fn limit(&self) -> usize {

@@ -213,6 +213,14 @@ macro_rules! multi_methods {
         pub fn wait_idle_timeout(&self, timeout: core::time::Duration) -> bool {
             self.shards.wait_idle(Some(timeout))
         }
+
+        #[doc = "`wait_idle` for async code: resolves once no pool has a task running,"]
+        #[doc = "queued or waiting, without blocking a thread."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", $submit, ";\n", "futures_executor::block_on(mp.wait_idle_async());\n", "assert_eq!(mp.stats().completed, 1);\n```")]
+        pub fn wait_idle_async(&self) -> impl core::future::Future<Output = ()> + Send + '_ {
+            self.shards.wait_idle_async()
+        }
     };
 }
 
@@ -388,6 +396,69 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
         crate::std::join::spawn_with(f, |job| self.shards.submit(job, Mode::Block))
     }
 
+    /// [`submit`](MultiPool::submit) for async code: waits for room on the
+    /// pool the load-balancing rule picks, without blocking a thread, in that
+    /// pool's one line with its blocking submitters; see
+    /// [`Pool::submit_async`](crate::Pool::submit_async). Dropped before it
+    /// resolves, it submits nothing.
+    ///
+    /// # Errors
+    ///
+    /// As for [`submit`](MultiPool::submit): the task comes back inside the
+    /// error, untouched.
+    ///
+    /// ```
+    /// use antpool::{LoadBalancing, MultiPool};
+    /// let mp = MultiPool::new(2, 1, LoadBalancing::RoundRobin).unwrap();
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// futures_executor::block_on(async {
+    ///     for i in 0..10 {
+    ///         let tx = tx.clone();
+    ///         mp.submit_async(move || tx.send(i).unwrap()).await.unwrap();
+    ///     }
+    /// });
+    /// drop(tx);
+    /// assert_eq!(rx.iter().sum::<i32>(), 45);
+    /// ```
+    pub fn submit_async<F>(
+        &self,
+        task: F,
+    ) -> impl core::future::Future<Output = Result<(), SubmitError<Task>>> + Send + '_
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        let admit = self.shards.submit_async(SmallTask::new(task));
+        async move { admit.await.map_err(|e| e.map(SmallTask::into_box)) }
+    }
+
+    /// [`spawn`](MultiPool::spawn) for async code: waits for room as
+    /// [`submit_async`](MultiPool::submit_async) does, then resolves to the
+    /// [`JoinHandle`](crate::JoinHandle).
+    ///
+    /// # Errors
+    ///
+    /// As for [`spawn`](MultiPool::spawn): the closure comes back untouched.
+    ///
+    /// ```
+    /// use antpool::{LoadBalancing, MultiPool};
+    /// let mp = MultiPool::new(2, 1, LoadBalancing::LeastTasks).unwrap();
+    /// let n = futures_executor::block_on(async { mp.spawn_async(|| 6 * 7).await.unwrap().await });
+    /// assert_eq!(n.unwrap(), 42);
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn spawn_async<F, R>(
+        &self,
+        f: F,
+    ) -> impl core::future::Future<Output = Result<crate::std::join::JoinHandle<R>, SubmitError<F>>>
+    + Send
+    + '_
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        crate::std::join::spawn_async_with(f, |job| self.shards.submit_async(job))
+    }
+
     /// Runs `f` with a [`Scope`](crate::Scope) whose tasks go to the pools by
     /// the load-balancing rule and may borrow from the caller's stack; see
     /// [`Pool::scope`](crate::Pool::scope).
@@ -539,6 +610,39 @@ where
     /// ```
     pub fn invoke(&self, arg: A) -> Result<(), SubmitError<A>> {
         self.invoke_in(arg, Mode::Block)
+    }
+
+    /// [`invoke`](MultiPoolWithFunc::invoke) for async code: waits for room on
+    /// the pool the load-balancing rule picks without blocking a thread; see
+    /// [`PoolWithFunc::invoke_async`](crate::PoolWithFunc::invoke_async).
+    ///
+    /// # Errors
+    ///
+    /// As for [`invoke`](MultiPoolWithFunc::invoke): the argument comes back
+    /// inside the error, untouched.
+    ///
+    /// ```
+    /// use antpool::{LoadBalancing, MultiPoolWithFunc};
+    /// use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+    /// static SUM: AtomicU32 = AtomicU32::new(0);
+    /// let mf = MultiPoolWithFunc::new(2, 1, LoadBalancing::RoundRobin, |n: u32| {
+    ///     SUM.fetch_add(n, Relaxed);
+    /// })
+    /// .unwrap();
+    /// futures_executor::block_on(async {
+    ///     for n in 1..=10 {
+    ///         mf.invoke_async(n).await.unwrap();
+    ///     }
+    ///     mf.wait_idle_async().await;
+    /// });
+    /// assert_eq!(SUM.load(Relaxed), 55);
+    /// ```
+    pub fn invoke_async(
+        &self,
+        arg: A,
+    ) -> impl core::future::Future<Output = Result<(), SubmitError<A>>> + Send + '_ {
+        let admit = self.shards.submit_async(Call::new(arg));
+        async move { admit.await.map_err(|e| e.map(Call::into_arg)) }
     }
 
     /// [`invoke`](MultiPoolWithFunc::invoke) in `mode` (see `Pool::submit_in`).

@@ -10,7 +10,7 @@ use core::time::Duration;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 
 use crate::clock::Clock;
-use crate::engine::{Engine, Flavor, Mode};
+use crate::engine::{Admit, Engine, Flavor, Mode};
 use crate::error::{BuildError, ReleaseError, SubmitError};
 use crate::exec::WorkFn;
 use crate::func::PoolWithFunc;
@@ -141,6 +141,40 @@ impl<P: Shard> Shards<P> {
                 Engine::submit(self.pools[self.least()].handle(), task, mode)
             }
             other => other,
+        }
+    }
+
+    /// [`submit`](Self::submit) for async code: waits for room on the pool the
+    /// rule picks (in its waiters' FIFO, as `submit` blocks on it), without a
+    /// thread; round robin tries the least loaded pool next if the first
+    /// refuses with `Overload` (`nonblocking`, `max_blocking_tasks`).
+    pub(super) async fn submit_async(&self, task: TaskOf<P>) -> Result<(), SubmitError<TaskOf<P>>> {
+        let result = self.place_async(task).await;
+        if result.is_err() {
+            self.rejected.fetch_add(1, Ordering::Relaxed);
+        }
+        result
+    }
+
+    /// [`submit_async`](Self::submit_async), before the rejection is counted.
+    async fn place_async(&self, task: TaskOf<P>) -> Result<(), SubmitError<TaskOf<P>>> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(SubmitError::Closed(task));
+        }
+        let first = self.pick();
+        match Admit::<_, Arc<Engine<P::Flavor>>, _>::new(self.pools[first].handle(), task).await {
+            Err(SubmitError::Overload(task)) if self.balancing == LoadBalancing::RoundRobin => {
+                Admit::<_, Arc<Engine<P::Flavor>>, _>::new(self.pools[self.least()].handle(), task)
+                    .await
+            }
+            other => other,
+        }
+    }
+
+    /// Resolves once no pool has a task running, queued or on its way.
+    pub(super) async fn wait_idle_async(&self) {
+        for engine in self.engines() {
+            engine.wait_idle_async().await;
         }
     }
 

@@ -85,10 +85,20 @@ impl<X> Catching<X> {
         }
     }
 
+    /// The executor inside: where a static pool keeps its function hooks.
+    pub(crate) const fn inner_mut(&mut self) -> &mut X {
+        &mut self.inner
+    }
+
     /// Runs a worker hook, reporting its panic.
     fn run_hook(&self, what: &str, hook: Option<&Hook>) {
         let Some(hook) = hook else { return };
-        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| hook())) {
+        self.run_guarded(what, || hook());
+    }
+
+    /// Runs `hook` (a worker hook), reporting its panic.
+    fn run_guarded(&self, what: &str, hook: impl Fn()) {
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(hook)) {
             trace_event!(
                 error,
                 hook = what,
@@ -121,9 +131,11 @@ impl<T, X: Execute<T>> Execute<T> for Catching<X> {
 
     fn worker_started(&self) {
         self.run_hook("a worker's start hook", self.policy.on_start.as_ref());
+        self.run_guarded("a worker's start hook", || self.inner.worker_started());
     }
 
     fn worker_stopping(&self) {
+        self.run_guarded("a worker's stop hook", || self.inner.worker_stopping());
         self.run_hook("a worker's stop hook", self.policy.on_stop.as_ref());
     }
 }
