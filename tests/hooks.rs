@@ -6,7 +6,7 @@ mod common;
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use antpool::{Pool, PoolWithFunc};
@@ -221,11 +221,15 @@ fn a_static_pool_runs_function_hooks_on_its_workers() {
     }
     type Static = StaticPoolWithFunc<u8, 2, StdClock, StdSpawner>;
     let options = antpool::Options::new().capacity(2);
-    let pool: &'static Static = Box::leak(Box::new(
-        Static::new(options, work, StdClock::new(), StdSpawner::new())
-            .on_worker_start(start)
-            .on_worker_stop(stop),
-    ));
+    // Leaked, and kept reachable from a static (Miri's leak check).
+    static HOOKED: OnceLock<&'static Static> = OnceLock::new();
+    let pool = *HOOKED.get_or_init(|| {
+        Box::leak(Box::new(
+            Static::new(options, work, StdClock::new(), StdSpawner::new())
+                .on_worker_start(start)
+                .on_worker_stop(stop),
+        ))
+    });
     for n in 0..10 {
         pool.invoke(n).unwrap();
     }
@@ -246,9 +250,12 @@ fn a_static_pool_runs_function_hooks_on_its_workers() {
     fn count(_: u8) {
         DONE.fetch_add(1, Ordering::SeqCst);
     }
-    let pool: &'static Static = Box::leak(Box::new(
-        Static::new(options, count, StdClock::new(), StdSpawner::new()).on_worker_start(boom),
-    ));
+    static PANICKY: OnceLock<&'static Static> = OnceLock::new();
+    let pool = *PANICKY.get_or_init(|| {
+        Box::leak(Box::new(
+            Static::new(options, count, StdClock::new(), StdSpawner::new()).on_worker_start(boom),
+        ))
+    });
     pool.invoke(1).unwrap();
     pool.release_timeout(PATIENCE).unwrap();
     assert_eq!(

@@ -1,8 +1,8 @@
 //! The two control words. Every change of a worker's state is one
 //! compare-and-swap on [`Ctl`]; every admission one on [`Adm`]. A decision
 //! sees, and changes, all the counts it depends on at once; where a decision
-//! spans a word and the lane (the transport), both sides use read-modify-write
-//! operations (a swap on one, then a read-by-RMW of the other), so the
+//! spans a word and the lane (the transport), each side writes one and then
+//! reads the other by a read-modify-write or after a `SeqCst` fence, so the
 //! handshake holds in the C++ memory model and loom checks it as written
 //! (`engine/README.md`, "Handshakes").
 //!
@@ -37,7 +37,7 @@
 //! workers; [`MAX_WORKERS`], 65 534, keeps one count of margin); with only
 //! 32-bit atomics (microcontrollers), 9 (at most 510).
 
-use crate::sync::{AtomicUsize, AtomicWord, Ordering};
+use crate::sync::{AtomicUsize, AtomicWord, Ordering, fence};
 
 #[cfg(any(antpool_loom, target_has_atomic = "64"))]
 type Raw = u64;
@@ -200,6 +200,17 @@ impl Ctl {
     #[inline]
     pub(crate) fn read_rmw(&self) -> Word {
         Word(self.0.fetch_or(0, Ordering::SeqCst))
+    }
+
+    /// The current value, read after a `SeqCst` fence: a submitter's half of
+    /// the push-vs-park handshake, whose worker half swaps the word and then
+    /// fences before it reads the lane. Unlike [`read_rmw`](Self::read_rmw)
+    /// it does not take the line exclusive, so submitters reading it at once
+    /// share it (see "Handshakes" in `engine/README.md`).
+    #[inline]
+    pub(crate) fn read_fenced(&self) -> Word {
+        fence(Ordering::SeqCst);
+        Word(self.0.load(Ordering::Acquire))
     }
 
     /// Applies `f` to the current value until the swap succeeds: `Ok((old,

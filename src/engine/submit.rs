@@ -215,7 +215,7 @@ impl<F: Flavor> Engine<F> {
     /// as a looker or starts a new one.
     pub(super) fn ensure_taker<H: EngineRef<Self>>(&self, handle: &H) {
         loop {
-            let w = self.ctl.read_rmw();
+            let w = self.ctl.read_fenced();
             if w.has(PAUSED) {
                 // Paused: the task waits in the lane, and `resume` (which
                 // clears the flag by RMW, then comes here) sees it. One worker

@@ -19,7 +19,8 @@
 
 use super::ring::{Ring, Slots};
 #[cfg(feature = "alloc")]
-use crate::sync::{AtomicBool, Ordering};
+use crate::sync::AtomicBool;
+use crate::sync::{Ordering, fence};
 
 /// The largest ring the heap faces allocate for a spilling lane (one slot per
 /// task the pool admits, at most this many); more spill.
@@ -142,19 +143,23 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
     }
 
     /// Whether the lane holds a task, read the way a handshake needs: after a
-    /// read-modify-write of the control word, this sees every push that the
-    /// pushing submitter followed with a read-modify-write of that word and that
-    /// saw the word from before ours (see `engine/README.md`, "Handshakes").
+    /// swap of the control word, this (a `SeqCst` fence, then reads by RMW)
+    /// sees every push whose submitter then read the word — fenced, or by RMW
+    /// — and saw it from before our swap (see `engine/README.md`,
+    /// "Handshakes").
     #[inline]
     pub(crate) fn has_tasks(&self) -> bool {
+        fence(Ordering::SeqCst);
         self.spill_has_tasks() || self.ring.has_tasks()
     }
 
     /// Whether a task is ready to pop, read the way the push-vs-park handshake
-    /// needs (see [`Ring::has_ready`]; the spill queue's `is_empty` counts a
-    /// claimed slot too, and its `pop` waits for the write).
+    /// needs (a `SeqCst` fence first, as in [`has_tasks`](Self::has_tasks); see
+    /// [`Ring::has_ready`]; the spill queue's `is_empty` counts a claimed slot
+    /// too, and its `pop` waits for the write).
     #[inline]
     pub(crate) fn has_ready(&self) -> bool {
+        fence(Ordering::SeqCst);
         self.spill_has_tasks() || self.ring.has_ready()
     }
 

@@ -12,7 +12,8 @@ use super::{AbortOnUnwind, Engine, EngineRef, Execute, Flavor, NodeOf, Outcome};
 use crate::clock::{Clock, Instant};
 use crate::queue::{IdleWorker, WorkerId, WorkerQueue};
 use crate::spawner::{Signal, Spawner};
-use crate::sync::Ordering::Relaxed;
+use crate::sync::Ordering::{Relaxed, SeqCst};
+use crate::sync::fence;
 use crate::trace::trace_event;
 
 /// A queue pool's worker checks for blocked submitters once every this many
@@ -305,7 +306,12 @@ impl<F: Flavor> Engine<F> {
     fn take_as_looker<H: EngineRef<Self>>(&self, handle: &H) -> Option<F::Task> {
         let task = self.lane.pop()?;
         let (_, new) = self.ctl.apply(|w| w.sub_lookers(1).add_busy(1));
-        if new.lookers() == 0 && !self.lane.looks_empty() {
+        // (The fence: our half of the handshake with a submitter that pushed
+        // and then, reading the word fenced, counted on us.)
+        if new.lookers() == 0 && {
+            fence(SeqCst);
+            !self.lane.looks_empty()
+        } {
             self.ensure_taker(handle);
         }
         Some(task)
