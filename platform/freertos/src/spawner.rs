@@ -229,14 +229,38 @@ impl fmt::Debug for FreeRtosSpawner {
     }
 }
 
-/// The entry of every worker task: run the job (the worker's whole life), then
-/// delete the task.
+/// The entry of every worker task (`C-unwind` where panics unwind, `C`
+/// elsewhere: see `sys::TaskFunction`).
+///
+/// # Safety
+///
+/// As for [`worker_main`].
+#[cfg(panic = "unwind")]
+unsafe extern "C-unwind" fn worker_entry(arg: *mut c_void) {
+    // SAFETY: per this function's contract.
+    unsafe { worker_main(arg) }
+}
+
+/// The entry of every worker task (see the `panic = "unwind"` one).
+///
+/// # Safety
+///
+/// As for [`worker_main`].
+#[cfg(not(panic = "unwind"))]
+unsafe extern "C" fn worker_entry(arg: *mut c_void) {
+    // SAFETY: per this function's contract.
+    unsafe { worker_main(arg) }
+}
+
+/// A worker task's life: run the job (the worker's whole life), then delete
+/// the task.
 ///
 /// # Safety
 ///
 /// `arg` comes from `Job::into_raw` in [`FreeRtosSpawner::spawn`], and the kernel
 /// passes it to exactly one task.
-unsafe extern "C-unwind" fn worker_entry(arg: *mut c_void) {
+#[inline(always)]
+unsafe fn worker_main(arg: *mut c_void) -> ! {
     // SAFETY: per the contract, `arg` is a job handed to this task alone.
     let job = unsafe { Job::from_raw(arg) };
     job.run();

@@ -5,10 +5,18 @@ use core::ffi::{c_char, c_int, c_void};
 
 use crate::{BaseType, StackWords, TaskHandle, TickType, UBaseType};
 
-/// `TaskFunction_t`. Declared `C-unwind`: on the Posix simulator a task that
-/// deletes itself ends its pthread with a forced unwind, which must be allowed
-/// to pass through the entry's frame.
+/// `TaskFunction_t`. Declared `C-unwind` where panics unwind: on the Posix
+/// simulator a task that deletes itself ends its pthread with a forced unwind,
+/// which must be allowed to pass through the entry's frame. Plain `C`
+/// elsewhere: with `panic = "abort"` a `C-unwind` declaration still plants an
+/// abort-on-unwind landing pad that names `rust_eh_personality`, which
+/// bare-metal targets do not define (the link of a RISC-V program failed on
+/// it; on ARM the pad hid in `.ARM.extab`, which `cortex-m-rt` discards).
+#[cfg(panic = "unwind")]
 pub(crate) type TaskFunction = unsafe extern "C-unwind" fn(*mut c_void);
+/// `TaskFunction_t` (see the `panic = "unwind"` declaration).
+#[cfg(not(panic = "unwind"))]
+pub(crate) type TaskFunction = unsafe extern "C" fn(*mut c_void);
 
 /// `TimeOut_t` from `task.h`.
 #[repr(C)]
@@ -56,7 +64,15 @@ unsafe extern "C" {
     pub(crate) fn vPortExitCritical();
 }
 
+#[cfg(panic = "unwind")]
 unsafe extern "C-unwind" {
     /// May unwind (Posix: `pthread_exit`) when a task deletes itself.
+    pub(crate) fn vTaskDelete(task: TaskHandle);
+}
+
+// Where panics abort, nothing unwinds through a task's frames (see
+// `TaskFunction`).
+#[cfg(not(panic = "unwind"))]
+unsafe extern "C" {
     pub(crate) fn vTaskDelete(task: TaskHandle);
 }
