@@ -1,5 +1,7 @@
-//! antpool on FreeRTOS on a Cortex-M3: QEMU's `mps2-an385` board, the kernel's
-//! `ARM_CM3` port, real SysTick and PendSV task switching.
+//! antpool on FreeRTOS on Cortex-M: QEMU's `mps2-an385` board (Cortex-M3, the
+//! kernel's `ARM_CM3` port) by default; built for `thumbv7em-none-eabihf`, the
+//! same program runs on `mps2-an386` (Cortex-M4F) and `mps2-an500` (Cortex-M7)
+//! with the `ARM_CM4F` port. Real SysTick and PendSV task switching.
 //!
 //! A [`StaticPoolWithFunc`] in a `static` (an idle ring of fixed size, no heap)
 //! whose workers are FreeRTOS tasks runs a batch of jobs; the program checks
@@ -10,7 +12,9 @@
 //! * every worker is a FreeRTOS task, and idle ones expire on the tick clock;
 //! * `release_timeout` ends every worker task, and a released pool refuses work;
 //! * nothing on the Rust heap: a counting global allocator sees no allocation;
-//! * how much of each worker's stack its jobs used (the high-water mark).
+//! * how much of each worker's stack its jobs used (the high-water mark);
+//! * with an FPU: `f32` state live across a task switch survives, which tells
+//!   a kernel port that saves the FPU's registers from one that does not.
 //!
 //! It prints `N passed, N failed` over semihosting and exits QEMU with 0 when
 //! all passed. Run it from this directory: `cargo run --release`.
@@ -199,6 +203,63 @@ const SPAWNER: FreeRtosSpawner = unsafe { FreeRtosSpawner::new().notify_index(1)
     .priority(2)
     .tick_hz(TICK_HZ);
 
+/// The core, from the SCB's CPUID register (its part number): the same ELF
+/// runs on the M4F and the M7 boards.
+fn core_name() -> (&'static str, &'static str) {
+    // SAFETY: CPUID is a read-only register every Cortex-M core has here.
+    let cpuid = unsafe { core::ptr::read_volatile(0xE000_ED00 as *const u32) };
+    match (cpuid >> 4) & 0xFFF {
+        0xC23 => ("Cortex-M3", "mps2-an385"),
+        0xC24 => ("Cortex-M4F", "mps2-an386"),
+        0xC27 => ("Cortex-M7", "mps2-an500"),
+        _ => ("Cortex-M", "an unknown board"),
+    }
+}
+
+/// The kernel port `freertos-build` picks for this target.
+const PORT: &str = if cfg!(target_abi = "eabihf") {
+    "ARM_CM4F"
+} else {
+    "ARM_CM3"
+};
+
+/// The FPU check's jobs, and how many of them found their `f32` state changed.
+#[cfg(target_abi = "eabihf")]
+const FPU_JOBS: usize = 400;
+#[cfg(target_abi = "eabihf")]
+static FPU_MISMATCHES: AtomicUsize = AtomicUsize::new(0);
+
+/// Keeps `f32` values live across a block (another worker runs, doing the
+/// same with other values), then compares them with a recomputation. Values
+/// live across a call sit in the callee-saved `s16`–`s31`, which only a port
+/// that saves the FPU context keeps across a task switch.
+#[cfg(target_abi = "eabihf")]
+fn fpu_job(seed: usize) {
+    let start = |seed: usize| {
+        let x = core::hint::black_box(seed as f32 * 0.5 + 1.25);
+        [x, x * 1.5 + 0.25, x * 2.25 - 0.5, x * 3.125 + 1.0]
+    };
+    let mut live = start(seed);
+    for v in live.iter_mut() {
+        *v = *v * 1.0001 + 0.5;
+    }
+    delay(1);
+    for v in live.iter_mut() {
+        *v = *v * 0.999 - 0.25;
+    }
+    let mut again = start(seed);
+    for v in again.iter_mut() {
+        *v = (*v * 1.0001 + 0.5) * 0.999 - 0.25;
+    }
+    if core::hint::black_box(live) != again {
+        FPU_MISMATCHES.fetch_add(1, Relaxed);
+    }
+}
+
+#[cfg(target_abi = "eabihf")]
+static FPU_POOL: StaticPoolWithFunc<usize, CAP, TickClock, FreeRtosSpawner> =
+    StaticPoolWithFunc::new(Options::new().capacity(CAP), fpu_job, CLOCK, SPAWNER);
+
 static POOL: StaticPoolWithFunc<usize, CAP, TickClock, FreeRtosSpawner> = StaticPoolWithFunc::new(
     Options::new()
         .capacity(CAP)
@@ -231,8 +292,12 @@ impl Checks {
 const CONTROLLER_STACK_WORDS: u32 = 1024;
 
 unsafe extern "C" fn controller(_: *mut c_void) {
+    let (core, board) = core_name();
     hprintln!(
-        "antpool on FreeRTOS V11.2.0, ARM_CM3 port, QEMU mps2-an385; tick {} Hz",
+        "antpool on FreeRTOS V11.2.0, {} port, QEMU {} ({}); tick {} Hz",
+        PORT,
+        board,
+        core,
         TICK_HZ
     );
     hprintln!(
@@ -347,6 +412,23 @@ unsafe extern "C" fn controller(_: *mut c_void) {
         allocations == 0,
         format_args!("{allocations} allocations"),
     );
+    // 6. With an FPU: f32 state survives task switches.
+    #[cfg(target_abi = "eabihf")]
+    {
+        for seed in 0..FPU_JOBS {
+            if let Err(e) = FPU_POOL.invoke(seed) {
+                fail(format_args!("FPU_POOL.invoke({seed}) refused: {e:?}"));
+            }
+        }
+        let ended = FPU_POOL.release_timeout(Duration::from_secs(10));
+        let mismatches = FPU_MISMATCHES.load(Relaxed);
+        checks.check(
+            "f32 state live across task switches survives (the port saves the FPU)",
+            ended.is_ok() && mismatches == 0,
+            format_args!("{mismatches} mismatches in {FPU_JOBS} jobs; release {ended:?}"),
+        );
+    }
+
     let stats = POOL.stats();
     hprintln!(
         "stats: {} completed, {} workers spawned, {} retired; controller stack: {} of {} words used",
@@ -358,7 +440,8 @@ unsafe extern "C" fn controller(_: *mut c_void) {
     );
 
     hprintln!(
-        "antpool on FreeRTOS (QEMU Cortex-M3): {} passed, {} failed",
+        "antpool on FreeRTOS (QEMU {}): {} passed, {} failed",
+        core,
         checks.passed,
         checks.failed
     );
