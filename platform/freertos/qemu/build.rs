@@ -1,6 +1,7 @@
-//! Builds FreeRTOS-Kernel V11.2.0 (freertos-next's copy) for the Cortex-M3
-//! (`GCC/ARM_CM3`, picked from the target) and puts `memory.x` where
-//! cortex-m-rt's `link.x` looks for it.
+//! Builds FreeRTOS-Kernel V11.2.0 (freertos-next's copy) for the target's
+//! core (`GCC/ARM_CM3`, `GCC/ARM_CM4F` or `GCC/ARM_CM33_NTZ`, which
+//! freertos-build picks from the target) and puts the board's memory map where
+//! cortex-m-rt's `link.x` looks for `memory.x`.
 
 use std::path::PathBuf;
 use std::{env, fs};
@@ -9,14 +10,24 @@ use freertos_build::prelude::*;
 
 fn main() {
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    fs::write(out.join("memory.x"), include_bytes!("memory.x")).expect("write memory.x");
+    // The Cortex-M33 board (mps2-an505) has its own memory map and clock.
+    let m33 = env::var("TARGET").is_ok_and(|t| t.starts_with("thumbv8m.main"));
+    let memory: &[u8] = match m33 {
+        true => include_bytes!("memory-an505.x"),
+        false => include_bytes!("memory-an385.x"),
+    };
+    fs::write(out.join("memory.x"), memory).expect("write memory.x");
     println!("cargo:rustc-link-search={}", out.display());
-    println!("cargo:rerun-if-changed=memory.x");
+    // (Neither file is called memory.x: the linker would find one in this
+    // directory before the one written here.)
+    println!("cargo:rerun-if-changed=memory-an385.x");
+    println!("cargo:rerun-if-changed=memory-an505.x");
     println!("cargo:rerun-if-changed=config/UserConfig.h");
 
     let mut kernel = freertos_build::Builder::new();
-    // mps2-an385's system clock, which drives SysTick: a 1 kHz tick.
-    kernel.cpu_clock(25.MHz());
+    // The board's system clock, which drives SysTick: a 1 kHz tick. (25 MHz on
+    // mps2-an385/386/500, 20 MHz on mps2-an505.)
+    kernel.cpu_clock(if m33 { 20.MHz() } else { 25.MHz() });
     kernel.heap_size(256 * 1024);
     // Words: the idle task's stack.
     kernel.minimal_stack_size(256);

@@ -10,3 +10,14 @@
 /* Start the 32-bit tick 60 ticks before it wraps, so that the pool's clock,
  * its expiry and its timed waits all cross the wrap during the demo. */
 #define configINITIAL_TICK_COUNT ((TickType_t) (0xFFFFFFFFUL - 60UL))
+
+/* The Cortex-M33 (ARMv8-M mainline, mps2-an505): the ARM_CM33_NTZ port with
+ * the FPU on, and FreeRTOS alone in the secure state (no TrustZone split, no
+ * MPU, no MVE). Without these the port does not build. */
+#if defined(__ARM_ARCH_8M_MAIN__)
+#define configENABLE_FPU 1
+#define configENABLE_MPU 0
+#define configENABLE_TRUSTZONE 0
+#define configENABLE_MVE 0
+#define configRUN_FREERTOS_SECURE_ONLY 1
+#endif

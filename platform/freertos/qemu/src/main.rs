@@ -1,7 +1,9 @@
 //! antpool on FreeRTOS on Cortex-M: QEMU's `mps2-an385` board (Cortex-M3, the
 //! kernel's `ARM_CM3` port) by default; built for `thumbv7em-none-eabihf`, the
 //! same program runs on `mps2-an386` (Cortex-M4F) and `mps2-an500` (Cortex-M7)
-//! with the `ARM_CM4F` port. Real SysTick and PendSV task switching.
+//! with the `ARM_CM4F` port, and built for `thumbv8m.main-none-eabihf` on
+//! `mps2-an505` (Cortex-M33, `ARM_CM33_NTZ`, secure-only). Real SysTick and
+//! PendSV task switching.
 //!
 //! A [`StaticPoolWithFunc`] in a `static` (an idle ring of fixed size, no heap)
 //! whose workers are FreeRTOS tasks runs a batch of jobs; the program checks
@@ -203,25 +205,20 @@ const SPAWNER: FreeRtosSpawner = unsafe { FreeRtosSpawner::new().notify_index(1)
     .priority(2)
     .tick_hz(TICK_HZ);
 
-/// The core, from the SCB's CPUID register (its part number): the same ELF
-/// runs on the M4F and the M7 boards.
-fn core_name() -> (&'static str, &'static str) {
+/// The core, from the SCB's CPUID register (its part number) — the same ELF
+/// runs on the M4F and the M7 boards — with its board and the kernel port
+/// `freertos-build` picks for its target.
+fn core_name() -> (&'static str, &'static str, &'static str) {
     // SAFETY: CPUID is a read-only register every Cortex-M core has here.
     let cpuid = unsafe { core::ptr::read_volatile(0xE000_ED00 as *const u32) };
     match (cpuid >> 4) & 0xFFF {
-        0xC23 => ("Cortex-M3", "mps2-an385"),
-        0xC24 => ("Cortex-M4F", "mps2-an386"),
-        0xC27 => ("Cortex-M7", "mps2-an500"),
-        _ => ("Cortex-M", "an unknown board"),
+        0xC23 => ("Cortex-M3", "mps2-an385", "ARM_CM3"),
+        0xC24 => ("Cortex-M4F", "mps2-an386", "ARM_CM4F"),
+        0xC27 => ("Cortex-M7", "mps2-an500", "ARM_CM4F"),
+        0xD21 => ("Cortex-M33", "mps2-an505", "ARM_CM33_NTZ"),
+        _ => ("Cortex-M", "an unknown board", "?"),
     }
 }
-
-/// The kernel port `freertos-build` picks for this target.
-const PORT: &str = if cfg!(target_abi = "eabihf") {
-    "ARM_CM4F"
-} else {
-    "ARM_CM3"
-};
 
 /// The FPU check's jobs, and how many of them found their `f32` state changed.
 #[cfg(target_abi = "eabihf")]
@@ -292,10 +289,10 @@ impl Checks {
 const CONTROLLER_STACK_WORDS: u32 = 1024;
 
 unsafe extern "C" fn controller(_: *mut c_void) {
-    let (core, board) = core_name();
+    let (core, board, port) = core_name();
     hprintln!(
         "antpool on FreeRTOS V11.2.0, {} port, QEMU {} ({}); tick {} Hz",
-        PORT,
+        port,
         board,
         core,
         TICK_HZ
