@@ -109,9 +109,15 @@ impl<F: Flavor> Engine<F> {
     /// wait, or — a hand-off pool — paused or at capacity.
     #[inline]
     pub(super) fn refuses(&self, a: usize) -> bool {
-        a & (adm::CLOSED | adm::WAITERS) != 0
-            || (self.config.handoff()
-                && (a & adm::PAUSED != 0 || a & adm::COUNT >= self.gate.cap.load(Relaxed)))
+        a & (adm::CLOSED | adm::WAITERS) != 0 || (self.config.handoff() && self.handoff_full(a))
+    }
+
+    /// Whether a hand-off pool admits nobody on the admission word `a`: paused,
+    /// or `capacity` tasks in flight (the newcomer's check, a grant's, and a
+    /// waiter's look at whether it is still saturated).
+    #[inline]
+    pub(super) fn handoff_full(&self, a: usize) -> bool {
+        a & adm::PAUSED != 0 || a & adm::COUNT >= self.gate.cap.load(Relaxed)
     }
 
     /// One try: admit, place, ensure a taker.

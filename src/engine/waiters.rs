@@ -213,7 +213,7 @@ impl<F: Flavor> Engine<F> {
     /// a hand-off pool at capacity or paused, or a bounded queue full.
     pub(super) fn saturated_now(&self, a: usize) -> bool {
         match self.config.handoff() {
-            true => a & adm::PAUSED != 0 || a & adm::COUNT >= self.gate.cap.load(Relaxed),
+            true => self.handoff_full(a),
             false => self.lane_full(),
         }
     }
@@ -235,10 +235,7 @@ impl<F: Flavor> Engine<F> {
             if handoff {
                 // Admit it (the waiters' flag is ours to pass, under the lock),
                 // unless the pool is at capacity or paused.
-                let full = |a: usize| {
-                    a & adm::PAUSED != 0 || a & adm::COUNT >= self.gate.cap.load(Relaxed)
-                };
-                if self.gate.adm.enter(full).is_err() {
+                if self.gate.adm.enter(|a| self.handoff_full(a)).is_err() {
                     break;
                 }
             } else if self.lane.len() + cold.reserved + self.config.hysteresis()
