@@ -1,7 +1,9 @@
 //! Builds FreeRTOS-Kernel V11.2.0 (freertos-next's copy) for the target's
 //! core (`GCC/ARM_CM3`, `GCC/ARM_CM4F` or `GCC/ARM_CM33_NTZ`, which
-//! freertos-build picks from the target) and puts the board's memory map where
-//! cortex-m-rt's `link.x` looks for `memory.x`.
+//! freertos-build picks from the target, or `GCC/RISC-V` with the CLINT's
+//! machine timer) and, on Cortex-M, puts the board's memory map where
+//! cortex-m-rt's `link.x` looks for `memory.x`. On RISC-V the program has its
+//! own link script (`link-riscv.x`) and a C glue file (`csrc/riscv_glue.c`).
 
 use std::path::PathBuf;
 use std::{env, fs};
@@ -11,7 +13,9 @@ use freertos_build::prelude::*;
 fn main() {
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     // The Cortex-M33 board (mps2-an505) has its own memory map and clock.
-    let m33 = env::var("TARGET").is_ok_and(|t| t.starts_with("thumbv8m.main"));
+    let target = env::var("TARGET").unwrap_or_default();
+    let m33 = target.starts_with("thumbv8m.main");
+    let riscv = target.starts_with("riscv32");
     let memory: &[u8] = match m33 {
         true => include_bytes!("memory-an505.x"),
         false => include_bytes!("memory-an385.x"),
@@ -27,13 +31,32 @@ fn main() {
     let mut kernel = freertos_build::Builder::new();
     // The board's system clock, which drives SysTick: a 1 kHz tick. (25 MHz on
     // mps2-an385/386/500, 20 MHz on mps2-an505.)
-    kernel.cpu_clock(if m33 { 20.MHz() } else { 25.MHz() });
+    // On RISC-V: the frequency of `mtime`, which drives the tick (10 MHz on virt).
+    kernel.cpu_clock(match (m33, riscv) {
+        (_, true) => 10.MHz(),
+        (true, _) => 20.MHz(),
+        _ => 25.MHz(),
+    });
     kernel.heap_size(256 * 1024);
     // Words: the idle task's stack.
     kernel.minimal_stack_size(256);
     kernel.max_task_priorities(5);
-    // 3 priority bits (as the board's NVIC has); kernel at the lowest, syscalls up to 5.
-    kernel.interrupt_priority_bits(3, 5, 7);
+    if riscv {
+        let dir = PathBuf::from(env::var_os("DEP_FREERTOS_KERNEL").expect("freertos-next's links"));
+        kernel.freertos_port("GCC/RISC-V");
+        kernel.get_cc().include(
+            dir.join(
+                "portable/GCC/RISC-V/chip_specific_extensions/RISCV_MTIME_CLINT_no_extensions",
+            ),
+        );
+        kernel.add_build_file("csrc/riscv_glue.c");
+        let here = env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+        println!("cargo:rustc-link-search={here}");
+        println!("cargo:rerun-if-changed=link-riscv.x");
+    } else {
+        // 3 priority bits (as the board's NVIC has); kernel at the lowest, syscalls up to 5.
+        kernel.interrupt_priority_bits(3, 5, 7);
+    }
     // Method 2 (watermark pattern at the stack's end, checked at every switch):
     // a worker stack too small for its jobs ends the demo with its name.
     kernel.check_for_stack_overflow(2);

@@ -21,3 +21,10 @@
 #define configENABLE_MVE 0
 #define configRUN_FREERTOS_SECURE_ONLY 1
 #endif
+
+/* RISC-V on QEMU virt: the CLINT's mtime and the hart's mtimecmp. The
+ * interrupt stack comes from the link script (__freertos_irq_stack_top). */
+#if defined(__riscv)
+#define configMTIME_BASE_ADDRESS (0x0200BFF8UL)
+#define configMTIMECMP_BASE_ADDRESS (0x02004000UL)
+#endif

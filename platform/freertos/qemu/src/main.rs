@@ -1,9 +1,11 @@
-//! antpool on FreeRTOS on Cortex-M: QEMU's `mps2-an385` board (Cortex-M3, the
-//! kernel's `ARM_CM3` port) by default; built for `thumbv7em-none-eabihf`, the
-//! same program runs on `mps2-an386` (Cortex-M4F) and `mps2-an500` (Cortex-M7)
-//! with the `ARM_CM4F` port, and built for `thumbv8m.main-none-eabihf` on
-//! `mps2-an505` (Cortex-M33, `ARM_CM33_NTZ`, secure-only). Real SysTick and
-//! PendSV task switching.
+//! antpool on FreeRTOS on Cortex-M and RISC-V: QEMU's `mps2-an385` board
+//! (Cortex-M3, the kernel's `ARM_CM3` port) by default; built for
+//! `thumbv7em-none-eabihf`, the same program runs on `mps2-an386` (Cortex-M4F)
+//! and `mps2-an500` (Cortex-M7) with the `ARM_CM4F` port, built for
+//! `thumbv8m.main-none-eabihf` on `mps2-an505` (Cortex-M33, `ARM_CM33_NTZ`,
+//! secure-only), and built for `riscv32imac-unknown-none-elf` on `virt` (an
+//! RV32IMAC hart, `GCC/RISC-V` on the CLINT's timer). Real tick interrupts and
+//! task switching; what differs per board is in `cortex_m.rs` and `riscv.rs`.
 //!
 //! A [`StaticPoolWithFunc`] in a `static` (an idle ring of fixed size, no heap)
 //! whose workers are FreeRTOS tasks runs a batch of jobs; the program checks
@@ -18,8 +20,9 @@
 //! * with an FPU: `f32` state live across a task switch survives, which tells
 //!   a kernel port that saves the FPU's registers from one that does not.
 //!
-//! It prints `N passed, N failed` over semihosting and exits QEMU with 0 when
-//! all passed. Run it from this directory: `cargo run --release`.
+//! It prints `N passed, N failed` (over semihosting, or the UART) and exits
+//! QEMU with 0 when all passed. Run it from this directory: `cargo run
+//! --release`, with `--target` for the other boards (`.cargo/config.toml`).
 
 #![no_std]
 #![no_main]
@@ -33,9 +36,19 @@ use core::time::Duration;
 
 use antpool::{Options, StaticPoolWithFunc, SubmitError};
 use antpool_freertos::{FreeRtosSpawner, TickClock};
-use cortex_m_rt::entry;
-use cortex_m_semihosting::{debug, hprintln};
 use freertos_next::FreeRtosAllocator;
+
+/// What differs between the boards: start-up, output, exit and faults.
+#[cfg_attr(target_arch = "arm", path = "cortex_m.rs")]
+#[cfg_attr(target_arch = "riscv32", path = "riscv.rs")]
+mod board;
+
+/// Prints a line on the board's console (semihosting, or the UART).
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::board::print(format_args!($($arg)*))
+    };
+}
 
 const TICK_HZ: u32 = 1_000;
 const CAP: usize = 4;
@@ -133,10 +146,8 @@ fn spawn(name: &'static CStr, entry: unsafe extern "C" fn(*mut c_void), words: u
 }
 
 fn fail(why: Arguments<'_>) -> ! {
-    hprintln!("FAILED: {}", why);
-    debug::exit(debug::EXIT_FAILURE);
-    #[allow(clippy::empty_loop)]
-    loop {}
+    say!("FAILED: {}", why);
+    board::exit(false)
 }
 
 // ---------------------------------------------------------------------------
@@ -205,21 +216,6 @@ const SPAWNER: FreeRtosSpawner = unsafe { FreeRtosSpawner::new().notify_index(1)
     .priority(2)
     .tick_hz(TICK_HZ);
 
-/// The core, from the SCB's CPUID register (its part number) — the same ELF
-/// runs on the M4F and the M7 boards — with its board and the kernel port
-/// `freertos-build` picks for its target.
-fn core_name() -> (&'static str, &'static str, &'static str) {
-    // SAFETY: CPUID is a read-only register every Cortex-M core has here.
-    let cpuid = unsafe { core::ptr::read_volatile(0xE000_ED00 as *const u32) };
-    match (cpuid >> 4) & 0xFFF {
-        0xC23 => ("Cortex-M3", "mps2-an385", "ARM_CM3"),
-        0xC24 => ("Cortex-M4F", "mps2-an386", "ARM_CM4F"),
-        0xC27 => ("Cortex-M7", "mps2-an500", "ARM_CM4F"),
-        0xD21 => ("Cortex-M33", "mps2-an505", "ARM_CM33_NTZ"),
-        _ => ("Cortex-M", "an unknown board", "?"),
-    }
-}
-
 /// The FPU check's jobs, and how many of them found their `f32` state changed.
 #[cfg(target_abi = "eabihf")]
 const FPU_JOBS: usize = 400;
@@ -278,10 +274,10 @@ impl Checks {
     fn check(&mut self, what: &str, ok: bool, detail: Arguments<'_>) {
         if ok {
             self.passed += 1;
-            hprintln!("  ok    {} ({})", what, detail);
+            say!("  ok    {} ({})", what, detail);
         } else {
             self.failed += 1;
-            hprintln!("  FAIL  {} ({})", what, detail);
+            say!("  FAIL  {} ({})", what, detail);
         }
     }
 }
@@ -289,15 +285,15 @@ impl Checks {
 const CONTROLLER_STACK_WORDS: u32 = 1024;
 
 unsafe extern "C" fn controller(_: *mut c_void) {
-    let (core, board, port) = core_name();
-    hprintln!(
+    let (core, board, port) = board::core_name();
+    say!(
         "antpool on FreeRTOS V11.2.0, {} port, QEMU {} ({}); tick {} Hz",
         port,
         board,
         core,
         TICK_HZ
     );
-    hprintln!(
+    say!(
         "pool: StaticPoolWithFunc<_, {}> in a static, worker stacks {} words",
         CAP,
         WORKER_STACK_WORDS
@@ -427,7 +423,7 @@ unsafe extern "C" fn controller(_: *mut c_void) {
     }
 
     let stats = POOL.stats();
-    hprintln!(
+    say!(
         "stats: {} completed, {} workers spawned, {} retired; controller stack: {} of {} words used",
         stats.completed,
         stats.spawned,
@@ -436,19 +432,13 @@ unsafe extern "C" fn controller(_: *mut c_void) {
         CONTROLLER_STACK_WORDS
     );
 
-    hprintln!(
+    say!(
         "antpool on FreeRTOS (QEMU {}): {} passed, {} failed",
         core,
         checks.passed,
         checks.failed
     );
-    debug::exit(if checks.failed == 0 {
-        debug::EXIT_SUCCESS
-    } else {
-        debug::EXIT_FAILURE
-    });
-    #[allow(clippy::empty_loop)]
-    loop {}
+    board::exit(checks.failed == 0)
 }
 
 /// Ends the run if the checks have not finished in 60 s of ticks.
@@ -457,8 +447,8 @@ unsafe extern "C" fn watchdog(_: *mut c_void) {
     fail(format_args!("the demo did not finish in 60 000 ticks"))
 }
 
-#[entry]
-fn main() -> ! {
+/// Called by the board's start-up code, once, on the only stack there is.
+fn start() -> ! {
     spawn(c"controller", controller, CONTROLLER_STACK_WORDS, 2);
     spawn(c"watchdog", watchdog, 256, 4);
     // SAFETY: called once, from main, before any task runs; it does not return
@@ -481,10 +471,4 @@ extern "C" fn vApplicationStackOverflowHook(_task: TaskHandle, name: *const c_ch
 #[panic_handler]
 fn panic(info: &PanicInfo<'_>) -> ! {
     fail(format_args!("panic: {info}"))
-}
-
-/// Reached on a fault; ends the run instead of hanging.
-#[cortex_m_rt::exception]
-unsafe fn HardFault(frame: &cortex_m_rt::ExceptionFrame) -> ! {
-    fail(format_args!("hard fault at pc {:#010x}", frame.pc()))
 }
