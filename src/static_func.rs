@@ -316,6 +316,51 @@ where
         self.invoke_in(arg, Mode::Try)
     }
 
+    /// Hands `arg` to a worker that is parked waiting for work, and wakes it;
+    /// if there is none, returns at once. Made for interrupt handlers: it
+    /// never starts a thread, never waits, never queues `arg` behind other
+    /// work, never allocates and never reads the clock. It takes the pool's
+    /// lock once, for a few instructions, and notifies one worker's signal.
+    ///
+    /// Call it from an interrupt only where the platform's lock and signal
+    /// may be used there: `antpool-freertos` with its `isr` feature (an
+    /// interrupt at or below `configMAX_SYSCALL_INTERRUPT_PRIORITY`; its README
+    /// has the rules). Workers park only once they exist: start them with
+    /// [`Options::min_idle`](crate::Options::min_idle) and
+    /// [`start_min_idle`](Self::start_min_idle), or with earlier work. From a
+    /// thread it is a [`try_invoke`](Self::try_invoke) that starts nothing.
+    ///
+    /// # Errors
+    ///
+    /// The argument comes back inside the error, untouched:
+    /// [`crate::SubmitError::Overload`] when no worker is parked (all busy,
+    /// or not started), the pool is paused, at capacity, or blocked
+    /// submitters wait (they keep their turn), or — rarely, a queue pool —
+    /// the queue had no slot free at once; [`crate::SubmitError::Closed`]
+    /// when the pool is released.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use antpool::{Options, StaticPoolWithFunc, SubmitError};
+    /// use antpool::port::{StdClock, StdSpawner};
+    /// let pool: &'static StaticPoolWithFunc<u8, 2, StdClock, StdSpawner> = Box::leak(Box::new(
+    ///     StaticPoolWithFunc::new(Options::new().capacity(2).min_idle(2), |_| (), StdClock::new(), StdSpawner::new()),
+    /// ));
+    /// // No worker yet: nothing is started for it.
+    /// assert!(matches!(pool.try_invoke_from_isr(1), Err(SubmitError::Overload(1))));
+    /// pool.start_min_idle().unwrap();
+    /// while pool.idle() < 2 {
+    ///     std::thread::sleep(Duration::from_millis(1)); // the warm workers park
+    /// }
+    /// pool.try_invoke_from_isr(2).unwrap();
+    /// pool.wait_idle();
+    /// assert_eq!(pool.stats().completed, 1);
+    /// ```
+    pub fn try_invoke_from_isr(&'static self, arg: A) -> Result<(), SubmitError<A>> {
+        let handle: &'static StaticEngine<A, N, C, S> = &self.engine;
+        Engine::submit_to_parked(&handle, Call::new(arg)).map_err(|e| e.map(Call::into_arg))
+    }
+
     /// Changes the capacity at run time, up to `N`; see
     /// [`Pool::tune`](crate::Pool::tune).
     ///

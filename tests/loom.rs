@@ -26,6 +26,8 @@ use loom::thread;
 
 #[path = "loom/abort.rs"]
 mod abort;
+#[path = "loom/isr.rs"]
+mod isr;
 #[path = "loom/pause.rs"]
 mod pause;
 

@@ -9,6 +9,7 @@
 //! | `ctl.rs` | the control words: every decision is one compare-and-swap on one |
 //! | `ring.rs`, `transport.rs` | the lane: the lock-free FIFO that carries tasks to workers |
 //! | `submit.rs` | admission, the push, and seeing that a worker will take the task |
+//! | `isr.rs` | submitting from an interrupt handler: to a parked worker, or back at once |
 //! | `waiters.rs` | the FIFO of blocked submitters |
 //! | `worker.rs` | a worker's life: run, take the next task, look, park, expire |
 //! | `watch.rs` | the watch duty that bounds how long a task waits for a busy worker |
@@ -37,6 +38,7 @@ use crate::queue::WorkerQueue;
 use crate::spawner::Spawner;
 
 mod ctl;
+mod isr;
 mod launch;
 mod lifecycle;
 mod node;

@@ -138,30 +138,43 @@ impl<T, S: Slots<T>> Ring<T, S> {
         (&slots[index], index)
     }
 
+    /// Claims the slot at `tail`, which its stamp says is free for this lap,
+    /// by one swap on `tail`, and publishes `value` in it. If another pusher
+    /// moved `tail` first (or the weak swap failed), hands `value` back with
+    /// the `tail` it saw.
+    #[inline]
+    fn claim_and_write(&self, tail: usize, value: T) -> Result<(), (T, usize)> {
+        match self.tail.compare_exchange_weak(
+            tail,
+            self.next(tail),
+            Ordering::SeqCst,
+            Ordering::Relaxed,
+        ) {
+            Ok(_) => {
+                let (slot, index) = self.slot(tail);
+                // SAFETY: winning the swap on `tail` made this thread the
+                // slot's only writer for this lap, and its reader waits for
+                // the stamp below before it reads.
+                slot.value.with_mut(|cell| unsafe { (*cell).write(value) });
+                slot.set_stamp(index, tail.wrapping_add(1));
+                Ok(())
+            }
+            Err(now) => Err((value, now)),
+        }
+    }
+
     /// Appends `value`, or hands it back if every slot is full.
-    pub(crate) fn push(&self, value: T) -> Result<(), T> {
+    pub(crate) fn push(&self, mut value: T) -> Result<(), T> {
         let mut tail = self.tail.load(Ordering::Relaxed);
         loop {
             let (slot, index) = self.slot(tail);
             let stamp = slot.stamp(index);
             if stamp == tail {
                 // The slot is free for this lap: claim it.
-                match self.tail.compare_exchange_weak(
-                    tail,
-                    self.next(tail),
-                    Ordering::SeqCst,
-                    Ordering::Relaxed,
-                ) {
-                    Ok(_) => {
-                        // SAFETY: winning the swap on `tail` made this thread the
-                        // slot's only writer for this lap, and its reader waits
-                        // for the stamp below before it reads.
-                        slot.value.with_mut(|cell| unsafe { (*cell).write(value) });
-                        slot.set_stamp(index, tail.wrapping_add(1));
-                        return Ok(());
-                    }
-                    Err(now) => {
-                        tail = now;
+                match self.claim_and_write(tail, value) {
+                    Ok(()) => return Ok(()),
+                    Err((back, now)) => {
+                        (value, tail) = (back, now);
                         spin_hint();
                     }
                 }
@@ -179,6 +192,34 @@ impl<T, S: Slots<T>> Ring<T, S> {
                 // Another pusher moved on; catch up.
                 spin_hint();
                 tail = self.tail.load(Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Adds `value` if the slot at `tail` is free now; never waits for another
+    /// thread. [`push`](Self::push) waits (spins) for a pop or a push that has
+    /// claimed its slot and not yet released it; on one core, an interrupt
+    /// handler that waited so would wait for a thread it interrupted, forever.
+    /// This hands the value back instead, which it may do while the ring has
+    /// room. It retries only when `tail` moved (another pusher got on), so it
+    /// is lock-free.
+    pub(crate) fn push_now(&self, mut value: T) -> Result<(), T> {
+        let mut tail = self.tail.load(Ordering::Relaxed);
+        loop {
+            let (slot, index) = self.slot(tail);
+            if slot.stamp(index) == tail {
+                match self.claim_and_write(tail, value) {
+                    Ok(()) => return Ok(()),
+                    Err((back, now)) => (value, tail) = (back, now),
+                }
+            } else {
+                // Full, or a push or pop of last lap not finished: unless
+                // `tail` moved meanwhile, give up now.
+                let now = self.tail.load(Ordering::Relaxed);
+                if now == tail {
+                    return Err(value);
+                }
+                tail = now;
             }
         }
     }
@@ -345,6 +386,20 @@ mod tests {
         assert_eq!(Arc::strong_count(&token), 1);
     }
 
+    #[test]
+    fn push_now_fills_to_the_brim_and_hands_back_when_full() {
+        let ring: Ring<u32, [Slot<u32>; 2]> = Ring::new([Slot::new(), Slot::new()], 2);
+        assert_eq!(ring.push_now(1), Ok(()));
+        assert_eq!(ring.push_now(2), Ok(()));
+        assert_eq!(ring.push_now(3), Err(3));
+        assert_eq!(ring.pop(), Some(1));
+        assert_eq!(ring.push_now(3), Ok(()), "the next lap, once emptied");
+        assert_eq!(
+            (ring.pop(), ring.pop(), ring.pop()),
+            (Some(2), Some(3), None)
+        );
+    }
+
     #[cfg(feature = "std")]
     #[test]
     fn many_threads_each_value_once() {
@@ -444,6 +499,25 @@ mod loom_tests {
                 ring.push(v).unwrap();
             }
             assert_eq!(ring.pop(), Some(2));
+            assert_eq!(ring.pop(), None);
+        });
+    }
+
+    /// `push_now` racing the popper of the only slot: it takes the value once
+    /// the slot is emptied, or hands it back; it never loses or doubles one.
+    #[test]
+    fn push_now_racing_a_popper_loses_and_doubles_nothing() {
+        model(|| {
+            let ring: Arc<Ring<u32, [Slot<u32>; 1]>> = Arc::new(Ring::new([Slot::new()], 1));
+            ring.push(1).unwrap();
+            let r = ring.clone();
+            let popper = loom::thread::spawn(move || r.pop());
+            let now = ring.push_now(2);
+            assert_eq!(popper.join().unwrap(), Some(1));
+            match now {
+                Ok(()) => assert_eq!(ring.pop(), Some(2)),
+                Err(v) => assert_eq!(v, 2),
+            }
             assert_eq!(ring.pop(), None);
         });
     }

@@ -114,6 +114,18 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
         self.ring.push(task)
     }
 
+    /// Adds a task without waiting for any other thread (see
+    /// [`Ring::push_now`]); hands it back if the ring cannot take it at once,
+    /// and always once the lane spills (the spill queue allocates).
+    #[inline]
+    pub(crate) fn push_now(&self, task: T) -> Result<(), T> {
+        #[cfg(feature = "alloc")]
+        if self.spilling.load(Ordering::Relaxed) {
+            return Err(task);
+        }
+        self.ring.push_now(task)
+    }
+
     /// Takes the oldest task, if any. (`None` may be stale by the time it
     /// returns, or mean a claimed slot not yet written; callers that must know
     /// use [`has_ready`](Self::has_ready) or [`has_tasks`](Self::has_tasks).)

@@ -61,6 +61,8 @@ fn main() {
     // a worker stack too small for its jobs ends the demo with its name.
     kernel.check_for_stack_overflow(2);
     kernel.user_config_dir("config");
+    // antpool-freertos's `isr` feature: its lock and signal inside interrupts.
+    kernel.add_build_file("../csrc/antpool_isr.c");
     // The kernel's own C is not ours to warn about.
     kernel.get_cc().warnings(false);
     if let Err(e) = kernel.compile() {

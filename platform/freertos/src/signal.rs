@@ -97,6 +97,19 @@ impl Signal for TaskSignal {
         // SAFETY: the caller keeps `*this` alive until the token is published;
         // we copy what we need out of it first and never touch it again.
         let (task, index) = unsafe { ((*this).task, (*this).index) };
+        #[cfg(feature = "isr")]
+        if sys::in_isr() {
+            let mut woken: crate::BaseType = 0;
+            // SAFETY: as below; the FromISR form is the one an interrupt
+            // handler may call. `woken` says whether the notified task
+            // outranks the one interrupted: if so, switch to it when the
+            // handler returns (`portYIELD_FROM_ISR`).
+            unsafe {
+                sys::vTaskGenericNotifyGiveFromISR(task, index, &mut woken);
+                sys::antpool_yield_from_isr(woken);
+            }
+            return;
+        }
         // SAFETY: `task` is the live task that owns the signal (it cannot be
         // deleted before it consumed this token); `index` is in bounds
         // (`notify_index`'s contract); eIncrement with a NULL previous-value

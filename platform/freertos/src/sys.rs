@@ -76,3 +76,25 @@ unsafe extern "C-unwind" {
 unsafe extern "C" {
     pub(crate) fn vTaskDelete(task: TaskHandle);
 }
+
+// The `isr` feature's C shim (`csrc/antpool_isr.c`), and the one FromISR call
+// it needs that is a real function.
+#[cfg(feature = "isr")]
+unsafe extern "C" {
+    pub(crate) fn vTaskGenericNotifyGiveFromISR(
+        task: TaskHandle,
+        index: UBaseType,
+        higher_priority_task_woken: *mut BaseType,
+    );
+    fn antpool_in_isr() -> BaseType;
+    pub(crate) fn antpool_enter_critical_from_isr() -> UBaseType;
+    pub(crate) fn antpool_exit_critical_from_isr(saved: UBaseType);
+    pub(crate) fn antpool_yield_from_isr(higher_priority_task_woken: BaseType);
+}
+
+/// Whether the caller is an interrupt handler (`xPortIsInsideInterrupt`).
+#[cfg(feature = "isr")]
+pub(crate) fn in_isr() -> bool {
+    // SAFETY: reads the core's state (on Cortex-M, IPSR); callable anywhere.
+    unsafe { antpool_in_isr() != 0 }
+}

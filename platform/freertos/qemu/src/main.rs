@@ -38,6 +38,9 @@ use antpool::{Options, StaticPoolWithFunc, SubmitError};
 use antpool_freertos::{FreeRtosSpawner, TickClock};
 use freertos_next::FreeRtosAllocator;
 
+/// The interrupt check (`try_invoke_from_isr`).
+mod isr;
+
 /// What differs between the boards: start-up, output, exit and faults.
 #[cfg_attr(target_arch = "arm", path = "cortex_m.rs")]
 #[cfg_attr(target_arch = "riscv32", path = "riscv.rs")]
@@ -398,14 +401,22 @@ unsafe extern "C" fn controller(_: *mut c_void) {
         ),
     );
 
-    // 5. No Rust heap anywhere in the pool.
+    // 5. Jobs handed over from a timer interrupt.
+    match board::timer() {
+        Some(timer) => isr::check(&mut checks, timer),
+        None => {
+            say!("  (no timer interrupt known on this board: the interrupt checks are not run)")
+        }
+    }
+
+    // 6. No Rust heap anywhere in the pools.
     let allocations = RUST_ALLOCATIONS.load(Relaxed) - heap_before;
     checks.check(
         "no Rust heap allocation",
         allocations == 0,
         format_args!("{allocations} allocations"),
     );
-    // 6. With an FPU: f32 state survives task switches.
+    // 7. With an FPU: f32 state survives task switches.
     #[cfg(target_abi = "eabihf")]
     {
         for seed in 0..FPU_JOBS {

@@ -104,9 +104,89 @@ extern "C" fn freertos_risc_v_application_exception_handler(mcause: usize, resum
     ))
 }
 
-/// The kernel calls this for an interrupt other than its machine timer; the
-/// demo enables none.
+/// The interrupt check's source on `virt`: the Goldfish RTC's alarm, a
+/// device interrupt (line 11) through the PLIC to the hart's machine
+/// external interrupt, which the kernel's port enables (`mie.MEIE`) and
+/// passes to `freertos_risc_v_application_interrupt_handler`.
+#[derive(Clone, Copy)]
+pub struct Timer;
+
+const RTC: usize = 0x0010_1000;
+const RTC_TIME_LOW: usize = RTC;
+const RTC_TIME_HIGH: usize = RTC + 0x04;
+const RTC_ALARM_LOW: usize = RTC + 0x08;
+const RTC_ALARM_HIGH: usize = RTC + 0x0C;
+const RTC_IRQ_ENABLED: usize = RTC + 0x10;
+const RTC_CLEAR_INTERRUPT: usize = RTC + 0x1C;
+const RTC_IRQ: usize = 11;
+const PLIC: usize = 0x0C00_0000;
+/// Hart 0's machine-mode context: its enable bits, threshold and claim.
+const PLIC_ENABLE: usize = PLIC + 0x2000;
+const PLIC_THRESHOLD: usize = PLIC + 0x20_0000;
+const PLIC_CLAIM: usize = PLIC + 0x20_0004;
+
+/// The alarm's period, in the RTC's nanoseconds.
+static PERIOD_NS: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(0);
+
+fn write(addr: usize, value: u32) {
+    // SAFETY: a register of the RTC or the PLIC on `virt` (the constants above).
+    unsafe { core::ptr::write_volatile(addr as *mut u32, value) }
+}
+
+fn read(addr: usize) -> u32 {
+    // SAFETY: as for `write`.
+    unsafe { core::ptr::read_volatile(addr as *const u32) }
+}
+
+/// Arms the RTC's alarm one period from now.
+fn arm() {
+    let now = u64::from(read(RTC_TIME_LOW)) | (u64::from(read(RTC_TIME_HIGH)) << 32);
+    let at = now + u64::from(PERIOD_NS.load(core::sync::atomic::Ordering::Relaxed));
+    write(RTC_ALARM_HIGH, (at >> 32) as u32);
+    write(RTC_ALARM_LOW, at as u32); // this write arms it
+}
+
+/// The Goldfish RTC: every board `virt` has one.
+pub fn timer() -> Option<Timer> {
+    Some(Timer)
+}
+
+impl Timer {
+    /// Interrupts at about `hz` (each one arms the next).
+    pub fn start(&self, hz: u32) {
+        PERIOD_NS.store(1_000_000_000 / hz, core::sync::atomic::Ordering::Relaxed);
+        write(PLIC + 4 * RTC_IRQ, 1);
+        write(PLIC_THRESHOLD, 0);
+        write(PLIC_ENABLE, read(PLIC_ENABLE) | 1 << RTC_IRQ);
+        write(RTC_IRQ_ENABLED, 1);
+        arm();
+    }
+
+    /// No more interrupts.
+    pub fn stop(&self) {
+        write(RTC_IRQ_ENABLED, 0);
+        write(PLIC_ENABLE, read(PLIC_ENABLE) & !(1 << RTC_IRQ));
+    }
+}
+
+/// The kernel calls this for an interrupt other than its machine timer: the
+/// RTC's, through the PLIC, calls the interrupt check; any other ends the run.
 #[unsafe(no_mangle)]
 extern "C" fn freertos_risc_v_application_interrupt_handler(mcause: usize) {
+    const MACHINE_EXTERNAL: usize = (1 << 31) | 11;
+    if mcause == MACHINE_EXTERNAL {
+        let line = read(PLIC_CLAIM);
+        if line as usize == RTC_IRQ {
+            write(RTC_CLEAR_INTERRUPT, 1);
+            if crate::isr::on_interrupt() {
+                arm();
+            } else {
+                write(RTC_IRQ_ENABLED, 0);
+            }
+            write(PLIC_CLAIM, line); // complete
+            return;
+        }
+        crate::fail(format_args!("unexpected device interrupt {line}"))
+    }
     crate::fail(format_args!("unexpected interrupt, mcause {mcause:#x}"))
 }
