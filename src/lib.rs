@@ -146,6 +146,7 @@ mod face;
 mod func;
 #[cfg(feature = "alloc")]
 mod multi;
+mod oneshot;
 mod options;
 #[cfg(feature = "alloc")]
 mod owner;
@@ -170,6 +171,7 @@ pub use exec::WorkFn;
 pub use func::PoolWithFunc;
 #[cfg(feature = "alloc")]
 pub use multi::{LoadBalancing, MultiPool, MultiPoolWithFunc};
+pub use oneshot::{Oneshot, Recv};
 pub use options::{DEFAULT_EXPIRY, MAX_CAPACITY, Options};
 #[cfg(feature = "alloc")]
 pub use pool::Pool;

@@ -28,6 +28,8 @@ use loom::thread;
 mod abort;
 #[path = "loom/isr.rs"]
 mod isr;
+#[path = "loom/oneshot.rs"]
+mod oneshot;
 #[path = "loom/pause.rs"]
 mod pause;
 

@@ -38,6 +38,8 @@ use antpool::{Options, StaticPoolWithFunc, SubmitError};
 use antpool_freertos::{FreeRtosSpawner, TickClock};
 use freertos_next::FreeRtosAllocator;
 
+/// The async check (`Oneshot` results awaited on a task).
+mod await_result;
 /// The interrupt check (`try_invoke_from_isr`).
 mod isr;
 
@@ -409,14 +411,17 @@ unsafe extern "C" fn controller(_: *mut c_void) {
         }
     }
 
-    // 6. No Rust heap anywhere in the pools.
+    // 6. A future awaits results computed on workers.
+    await_result::check(&mut checks);
+
+    // 7. No Rust heap anywhere in the pools.
     let allocations = RUST_ALLOCATIONS.load(Relaxed) - heap_before;
     checks.check(
         "no Rust heap allocation",
         allocations == 0,
         format_args!("{allocations} allocations"),
     );
-    // 7. With an FPU: f32 state survives task switches.
+    // 8. With an FPU: f32 state survives task switches.
     #[cfg(target_abi = "eabihf")]
     {
         for seed in 0..FPU_JOBS {
