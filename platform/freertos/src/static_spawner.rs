@@ -34,6 +34,15 @@ use antpool::port::Signal;
 /// spawns from the same slots. Expiry frees no memory — the memory is static
 /// anyway — and the kernel's task count does not go down.
 ///
+/// A worker stops counting for its pool — for the capacity, `running()` and
+/// `release_timeout` — a few instructions before its job returns and its slot
+/// is idle again. So a slot can still be busy right after `release_timeout`
+/// returned `Ok` or a worker expired, and a spawn in that moment that finds
+/// every other slot busy is refused like any other. Only a task that preempts
+/// the retiring slot task can come in that moment: submitters at a lower
+/// priority than the slot tasks never do; otherwise a spare slot (more slots
+/// than the pools' capacities add up to) absorbs one retiring worker.
+///
 /// Signals and the lock are [`FreeRtosSpawner`]'s: [`TaskSignal`] on the
 /// notification index [`notify_index`](Self::notify_index) and
 /// [`CriticalSection`]. A slot task waits for its next job on the same index,
