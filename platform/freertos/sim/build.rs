@@ -9,6 +9,8 @@ fn main() {
     kernel.max_task_priorities(5);
     kernel.user_config_dir("config");
     kernel.add_build_file("csrc/posix_glue.c");
+    // sizeof(StaticTask_t) for antpool-freertos's TaskSlots check.
+    kernel.add_build_file("../csrc/antpool_static_task.c");
     // The kernel's own C is not ours to warn about.
     kernel.get_cc().warnings(false);
     if let Err(e) = kernel.compile() {
@@ -16,4 +18,5 @@ fn main() {
     }
     println!("cargo:rerun-if-changed=config/UserConfig.h");
     println!("cargo:rerun-if-changed=csrc/posix_glue.c");
+    println!("cargo:rerun-if-changed=../csrc/antpool_static_task.c");
 }

@@ -6,6 +6,7 @@
 //! | antpool needs | this crate | FreeRTOS call |
 //! |---|---|---|
 //! | [`Spawner::spawn`] | [`FreeRtosSpawner`] | `xTaskCreate(entry, name, stack_words, Job::into_raw(job), priority, NULL)`; the task runs the job, then `vTaskDelete(NULL)` |
+//! | [`Spawner::spawn`], no heap | [`StaticSpawner`] over a `static` [`TaskSlots`] | `xTaskCreateStatic` in a free slot the first time; afterwards the slot's task, parked on a notification since its last job, is woken with the next |
 //! | [`Spawner::signal`] | [`TaskSignal`] | remembers `xTaskGetCurrentTaskHandle()` |
 //! | [`Signal::wait`] / [`Signal::wait_timeout`] | [`TaskSignal`] | `ulTaskGenericNotifyTake(index, pdTRUE, ticks)` |
 //! | [`Signal::notify`] | [`TaskSignal`] | `xTaskGenericNotify(task, index, 0, eIncrement, NULL)` (= `xTaskNotifyGiveIndexed`) |
@@ -36,6 +37,13 @@
 //!
 //! Pools must be used from tasks: not from `main` before the scheduler starts,
 //! and never from an interrupt.
+//!
+//! [`StaticSpawner`] needs no kernel heap at all (`configSUPPORT_DYNAMIC_ALLOCATION`
+//! may be 0): its workers run on `N` tasks made with `xTaskCreateStatic` in a
+//! `static` [`TaskSlots`], which never exit. It needs
+//! `configSUPPORT_STATIC_ALLOCATION 1`, and the program compiles
+//! `csrc/antpool_static_task.c` with its kernel, so that the slots can check their
+//! `StaticTask_t` reserve against the kernel's ([`TaskSlots::check`]).
 //!
 //! A whole pool, in a `static`, with no heap (the QEMU demo runs this shape):
 //!
@@ -82,12 +90,18 @@ mod clock;
 mod lock;
 mod signal;
 mod spawner;
+mod static_spawner;
+mod static_task;
 mod sys;
+mod task_slots;
 
 pub use clock::TickClock;
 pub use lock::CriticalSection;
 pub use signal::TaskSignal;
 pub use spawner::FreeRtosSpawner;
+pub use static_spawner::StaticSpawner;
+pub use static_task::{DEFAULT_TCB_BYTES, StaticTaskLayout, TCB_ALIGN, TcbReserveError};
+pub use task_slots::TaskSlots;
 
 /// FreeRTOS's `BaseType_t` (`long` on the Posix, Cortex-M and RISC-V ports).
 ///
@@ -118,6 +132,14 @@ pub type TickType = c_ulong;
 /// # assert_eq!(stack, 1024);
 /// ```
 pub type StackWords = c_ulong;
+/// FreeRTOS's `StackType_t`, the word a task stack is counted in (`unsigned
+/// long` on the Posix, Cortex-M and RISC-V ports: 4 bytes on a 32-bit core).
+///
+/// ```
+/// let word = core::mem::size_of::<antpool_freertos::StackType>();
+/// # assert!(word == 4 || word == 8);
+/// ```
+pub type StackType = c_ulong;
 /// FreeRTOS's `TaskHandle_t`.
 ///
 /// ```

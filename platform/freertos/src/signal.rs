@@ -61,6 +61,32 @@ unsafe impl Send for TaskSignal {}
 unsafe impl Sync for TaskSignal {}
 
 impl TaskSignal {
+    /// A signal on notification slot `index` of the calling task: what
+    /// [`Spawner::signal`] returns for [`FreeRtosSpawner`] and
+    /// [`StaticSpawner`](crate::StaticSpawner).
+    ///
+    /// # Panics
+    ///
+    /// If the scheduler is not running (before `vTaskStartScheduler`, or
+    /// between `vTaskSuspendAll` and `xTaskResumeAll`): the pool would block
+    /// the calling code on a notification no task can receive.
+    pub(crate) fn for_current_task(index: UBaseType, tick_hz: u32) -> TaskSignal {
+        // SAFETY: reads one kernel variable; callable from any context.
+        let state = unsafe { sys::xTaskGetSchedulerState() };
+        assert!(
+            state == sys::SCHEDULER_RUNNING,
+            "antpool-freertos: a pool must be used from a running task \
+             (xTaskGetSchedulerState() = {state}, not taskSCHEDULER_RUNNING)"
+        );
+        TaskSignal {
+            // SAFETY: the scheduler runs (checked above) and the pool makes signals
+            // only on the task that will wait on them, so this returns that task.
+            task: unsafe { sys::xTaskGetCurrentTaskHandle() },
+            index,
+            tick_hz,
+        }
+    }
+
     /// Takes the token, waiting at most `ticks` (`MAX_DELAY` excluded).
     fn take(&self, ticks: TickType) -> bool {
         // SAFETY: called by the task that made the signal (rule 4), on its own

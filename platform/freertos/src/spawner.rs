@@ -310,20 +310,7 @@ impl Spawner for FreeRtosSpawner {
     /// the calling code on a notification no task can receive. Use pools from
     /// tasks only, never from `main` before the scheduler or from an interrupt.
     fn signal(&self) -> TaskSignal {
-        // SAFETY: reads one kernel variable; callable from any context.
-        let state = unsafe { sys::xTaskGetSchedulerState() };
-        assert!(
-            state == sys::SCHEDULER_RUNNING,
-            "antpool-freertos: a pool must be used from a running task \
-             (xTaskGetSchedulerState() = {state}, not taskSCHEDULER_RUNNING)"
-        );
-        TaskSignal {
-            // SAFETY: the scheduler runs (checked above) and the pool makes signals
-            // only on the task that will wait on them, so this returns that task.
-            task: unsafe { sys::xTaskGetCurrentTaskHandle() },
-            index: self.notify_index,
-            tick_hz: self.tick_hz,
-        }
+        TaskSignal::for_current_task(self.notify_index, self.tick_hz)
     }
 }
 

@@ -3,7 +3,7 @@
 
 use core::ffi::{c_char, c_int, c_void};
 
-use crate::{BaseType, StackWords, TaskHandle, TickType, UBaseType};
+use crate::{BaseType, StackType, StackWords, TaskHandle, TickType, UBaseType};
 
 /// `TaskFunction_t`. Declared `C-unwind` where panics unwind: on the Posix
 /// simulator a task that deletes itself ends its pthread with a forced unwind,
@@ -45,6 +45,17 @@ unsafe extern "C" {
         priority: UBaseType,
         created: *mut TaskHandle,
     ) -> BaseType;
+    /// Needs `configSUPPORT_STATIC_ALLOCATION 1`. `task_buffer` is a
+    /// `StaticTask_t *`; returns NULL only if either buffer is NULL.
+    pub(crate) fn xTaskCreateStatic(
+        code: TaskFunction,
+        name: *const c_char,
+        stack_depth: StackWords,
+        parameters: *mut c_void,
+        priority: UBaseType,
+        stack_buffer: *mut StackType,
+        task_buffer: *mut c_void,
+    ) -> TaskHandle;
     pub(crate) fn xTaskGetCurrentTaskHandle() -> TaskHandle;
     pub(crate) fn ulTaskGenericNotifyTake(
         index: UBaseType,
@@ -62,6 +73,15 @@ unsafe extern "C" {
     pub(crate) fn xTaskGetSchedulerState() -> BaseType;
     pub(crate) fn vPortEnterCritical();
     pub(crate) fn vPortExitCritical();
+}
+
+// Not the kernel's: `csrc/antpool_static_task.c`, compiled with the kernel by a
+// program that uses `StaticSpawner` (only its TCB check reads them).
+unsafe extern "C" {
+    /// `sizeof(StaticTask_t)`.
+    pub(crate) static antpool_static_task_size: usize;
+    /// `_Alignof(StaticTask_t)`.
+    pub(crate) static antpool_static_task_align: usize;
 }
 
 #[cfg(panic = "unwind")]

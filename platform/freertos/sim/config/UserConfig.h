@@ -6,3 +6,9 @@
 
 /* antpool-freertos checks that the scheduler runs before a pool blocks a task. */
 #define INCLUDE_xTaskGetSchedulerState 1
+
+/* antpool-freertos's StaticSpawner makes its slot tasks with xTaskCreateStatic
+ * (alongside the heap's xTaskCreate), and the kernel provides the idle task's
+ * memory itself (V11). */
+#define configSUPPORT_STATIC_ALLOCATION 1
+#define configKERNEL_PROVIDED_STATIC_MEMORY 1

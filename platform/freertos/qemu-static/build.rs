@@ -1,0 +1,46 @@
+//! Builds FreeRTOS-Kernel V11.2.0 (freertos-next's copy) for the Cortex-M3
+//! (`GCC/ARM_CM3`) with static allocation only and no heap, plus
+//! antpool-freertos's `csrc/antpool_static_task.c`, and puts the board's memory
+//! map where cortex-m-rt's `link.x` looks for `memory.x`.
+
+use std::path::PathBuf;
+use std::{env, fs};
+
+use freertos_build::prelude::*;
+
+fn main() {
+    let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let here = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
+    fs::write(out.join("memory.x"), include_bytes!("memory-an385.x")).expect("write memory.x");
+    println!("cargo:rustc-link-search={}", out.display());
+    // (Not called memory.x: the linker would find one in this directory before
+    // the one written here.)
+    println!("cargo:rerun-if-changed=memory-an385.x");
+    println!("cargo:rerun-if-changed=config/UserConfig.h");
+    println!("cargo:rerun-if-changed=csrc");
+    println!("cargo:rerun-if-changed=../csrc/antpool_static_task.c");
+
+    let mut kernel = freertos_build::Builder::new();
+    // The board's 25 MHz system clock drives SysTick: a 1 kHz tick.
+    kernel.cpu_clock(25.MHz());
+    // No heap_x.c: the builder joins this name onto MemMang/, and an absolute
+    // path replaces the whole path, so an empty file is compiled instead.
+    kernel.heap(here.join("csrc/no_heap.c"));
+    // Nor freertos-next's shim (it calls the heap-allocating kernel API).
+    kernel.shim_file(here.join("csrc/no_shim.c"));
+    // Words: the idle task's stack (the kernel's own static buffer).
+    kernel.minimal_stack_size(256);
+    kernel.max_task_priorities(5);
+    // 3 priority bits (as the board's NVIC has); kernel at the lowest, syscalls up to 5.
+    kernel.interrupt_priority_bits(3, 5, 7);
+    // Method 2: a slot stack too small for its jobs ends the demo with its name.
+    kernel.check_for_stack_overflow(2);
+    kernel.user_config_dir("config");
+    // sizeof(StaticTask_t) and its alignment, which TaskSlots checks.
+    kernel.add_build_file(here.join("../csrc/antpool_static_task.c"));
+    // The kernel's own C is not ours to warn about.
+    kernel.get_cc().warnings(false);
+    if let Err(e) = kernel.compile() {
+        panic!("building the FreeRTOS kernel failed: {e:?}");
+    }
+}

@@ -1,0 +1,543 @@
+//! antpool on FreeRTOS with no heap at all, on QEMU's `mps2-an385` board
+//! (Cortex-M3, the kernel's `ARM_CM3` port): a whole system whose pool, worker
+//! tasks and their stacks are all `static`.
+//!
+//! The kernel is built with `configSUPPORT_DYNAMIC_ALLOCATION 0` and no
+//! `heap_x.c` (build.rs), so there is no `pvPortMalloc` to call. A
+//! [`StaticPoolWithFunc`] in a `static` runs its workers on the tasks of a
+//! `static` [`TaskSlots`] through [`StaticSpawner`]: tasks made with
+//! `xTaskCreateStatic` that never exit, and wait for their next job on a task
+//! notification. The program checks, on the real port:
+//!
+//! * the slots' `StaticTask_t` reserve fits the kernel's (and a reserve too
+//!   small makes no task);
+//! * every job ran exactly once, never more than the capacity at once, every
+//!   worker on a slot task;
+//! * idle workers expire and their slots go back to IDLE, and the next jobs
+//!   reuse them: no task is made (the kernel's task count stays);
+//! * with every slot busy, a pool of a larger capacity gets `SpawnFailed`
+//!   with its argument back;
+//! * `release_timeout` returns `Ok` and leaves every slot IDLE (no worker
+//!   holds a job; the slots are ready for a later pool);
+//! * the 32-bit tick wrapped under the pool; no Rust heap allocation (the
+//!   global allocator counts, and has nothing to give).
+//!
+//! It prints `N passed, N failed` over semihosting and exits QEMU with 0 when
+//! all passed. Run it from this directory: `cargo run --release`.
+
+#![no_std]
+#![no_main]
+
+use core::alloc::{GlobalAlloc, Layout};
+use core::cell::UnsafeCell;
+use core::ffi::{CStr, c_char, c_ulong, c_void};
+use core::fmt::Arguments;
+use core::panic::PanicInfo;
+use core::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering::Relaxed};
+use core::time::Duration;
+
+use antpool::{Options, StaticPoolWithFunc, SubmitError};
+use antpool_freertos::{StaticSpawner, StaticTaskLayout, TaskSlots, TickClock};
+use cortex_m_rt::entry;
+use cortex_m_semihosting::{debug, hprintln};
+// Links freertos-next's `assert_callback`, which its FreeRTOSConfig.h makes
+// `configASSERT` call; none of its Rust API is used.
+use freertos_next as _;
+
+const TICK_HZ: u32 = 1_000;
+/// Slot tasks, and the main pool's capacity.
+const SLOT_COUNT: usize = 4;
+/// Each slot task's stack, in words (4 bytes on the Cortex-M3). An
+/// unoptimised build needs about four times what a release build does.
+const STACK_WORDS: usize = if cfg!(debug_assertions) { 1024 } else { 256 };
+/// The bytes each slot reserves for `StaticTask_t`: exactly what this kernel
+/// configuration needs on the Cortex-M3 (the check below proves it).
+const TCB_BYTES: usize = 88;
+const JOBS: usize = 2_000;
+const EXPIRY_TICKS: u64 = 100;
+
+// ---------------------------------------------------------------------------
+// The kernel calls the demo makes itself (the pool's go through antpool-freertos).
+
+type UBaseType = c_ulong;
+type TickType = c_ulong;
+type TaskHandle = *mut c_void;
+
+unsafe extern "C" {
+    fn xTaskCreateStatic(
+        code: unsafe extern "C" fn(*mut c_void),
+        name: *const c_char,
+        stack_depth: c_ulong,
+        parameters: *mut c_void,
+        priority: UBaseType,
+        stack: *mut c_ulong,
+        task_buffer: *mut c_void,
+    ) -> TaskHandle;
+    fn vTaskStartScheduler();
+    fn vTaskDelay(ticks: TickType);
+    fn xTaskGetTickCount() -> TickType;
+    fn uxTaskGetNumberOfTasks() -> UBaseType;
+    fn uxTaskGetStackHighWaterMark(task: TaskHandle) -> UBaseType;
+}
+
+const CLOCK: TickClock = TickClock::new(TICK_HZ);
+
+fn ticks() -> u64 {
+    CLOCK.ticks()
+}
+
+/// The kernel's own 32-bit tick count.
+fn raw_ticks() -> u32 {
+    // SAFETY: reads the tick count; callable from any task.
+    unsafe { xTaskGetTickCount() }
+}
+
+fn delay(ticks: u32) {
+    // SAFETY: blocks the calling task (always a task here, never an interrupt).
+    unsafe { vTaskDelay(ticks) }
+}
+
+fn task_count() -> usize {
+    // SAFETY: reads a kernel counter.
+    unsafe { uxTaskGetNumberOfTasks() as usize }
+}
+
+/// Waits (in 1-tick steps) up to `limit` ticks for `done`; the ticks it took.
+fn wait_until(limit: u64, mut done: impl FnMut() -> bool) -> Option<u64> {
+    let start = ticks();
+    loop {
+        if done() {
+            return Some(ticks() - start);
+        }
+        if ticks() - start > limit {
+            return None;
+        }
+        delay(1);
+    }
+}
+
+/// The smallest stack reserve (in words) the calling task has ever had.
+fn own_stack_high_water() -> usize {
+    // SAFETY: NULL means the calling task, which is alive.
+    unsafe { uxTaskGetStackHighWaterMark(core::ptr::null_mut()) as usize }
+}
+
+/// A task of the demo's own (controller, watchdog): its control block and
+/// stack, static, like the slots'.
+#[repr(C, align(8))]
+struct TaskMemory<const W: usize> {
+    tcb: UnsafeCell<[u8; 256]>,
+    stack: UnsafeCell<[c_ulong; W]>,
+    taken: AtomicBool,
+}
+
+// SAFETY: the buffers are handed to the kernel once (`taken`), and never
+// touched by Rust again.
+unsafe impl<const W: usize> Sync for TaskMemory<W> {}
+
+impl<const W: usize> TaskMemory<W> {
+    const fn new() -> Self {
+        TaskMemory {
+            tcb: UnsafeCell::new([0; 256]),
+            stack: UnsafeCell::new([0; W]),
+            taken: AtomicBool::new(false),
+        }
+    }
+
+    fn spawn(
+        &'static self,
+        name: &'static CStr,
+        entry: unsafe extern "C" fn(*mut c_void),
+        prio: u32,
+    ) {
+        let layout = StaticTaskLayout::of_kernel();
+        if layout.fits(256).is_err() || self.taken.swap(true, Relaxed) {
+            fail(format_args!("cannot create task {name:?} ({layout:?})"));
+        }
+        // SAFETY: `entry` never returns (it exits QEMU); `name` is 'static;
+        // the buffers are 'static, used for this one task (`taken`), and the
+        // TCB buffer holds a StaticTask_t (checked above; 8-byte aligned).
+        let made = unsafe {
+            xTaskCreateStatic(
+                entry,
+                name.as_ptr(),
+                W as c_ulong,
+                core::ptr::null_mut(),
+                prio,
+                self.stack.get().cast(),
+                self.tcb.get().cast(),
+            )
+        };
+        if made.is_null() {
+            fail(format_args!("cannot create task {name:?}"));
+        }
+    }
+}
+
+fn fail(why: Arguments<'_>) -> ! {
+    hprintln!("FAILED: {}", why);
+    debug::exit(debug::EXIT_FAILURE);
+    #[allow(clippy::empty_loop)]
+    loop {}
+}
+
+// ---------------------------------------------------------------------------
+// No heap: `freertos-next` links `alloc`, so a global allocator must exist.
+// There is no kernel heap to forward to; this one counts and gives nothing.
+
+struct CountingAllocator;
+
+static RUST_ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: never hands out memory: a null return is an allocation failure,
+// which every caller must handle.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, _layout: Layout) -> *mut u8 {
+        RUST_ALLOCATIONS.fetch_add(1, Relaxed);
+        core::ptr::null_mut()
+    }
+
+    unsafe fn dealloc(&self, _ptr: *mut u8, _layout: Layout) {}
+}
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+// ---------------------------------------------------------------------------
+// The slots, the pools, and what their jobs record.
+
+/// Every worker task's control block and stack.
+static SLOTS: TaskSlots<SLOT_COUNT, STACK_WORDS, TCB_BYTES> = TaskSlots::new();
+
+type Spawner = StaticSpawner<SLOT_COUNT, STACK_WORDS, TCB_BYTES>;
+
+/// Workers at the controller's priority (time-sliced with it), on notification
+/// slot 1 (the kernel is built with two slots).
+// SAFETY: index 1 is below configTASK_NOTIFICATION_ARRAY_ENTRIES (2, config/).
+const SPAWNER: Spawner = unsafe { StaticSpawner::new(&SLOTS).notify_index(1) }
+    .name(c"ap-slot")
+    .priority(2)
+    .tick_hz(TICK_HZ);
+
+/// How many times each job ran.
+static RAN: [AtomicU8; JOBS] = [const { AtomicU8::new(0) }; JOBS];
+/// Jobs running right now, and the most seen at once.
+static ACTIVE: AtomicUsize = AtomicUsize::new(0);
+static MOST: AtomicUsize = AtomicUsize::new(0);
+/// The smallest stack reserve any slot task had while running a job (words).
+static SLOT_HIGH_WATER: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+fn job(id: usize) {
+    let now = ACTIVE.fetch_add(1, Relaxed) + 1;
+    MOST.fetch_max(now, Relaxed);
+    // Some CPU work, and now and then a block, so that workers overlap and the
+    // kernel switches between tasks that hold jobs.
+    let mut x = id as u32;
+    for _ in 0..100 {
+        x = core::hint::black_box(x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223));
+    }
+    if id % 16 == 0 {
+        delay(1);
+    }
+    SLOT_HIGH_WATER.fetch_min(own_stack_high_water(), Relaxed);
+    RAN[id].fetch_add(1, Relaxed);
+    ACTIVE.fetch_sub(1, Relaxed);
+}
+
+/// The whole system's pool: in a static, over the static slots.
+static POOL: StaticPoolWithFunc<usize, SLOT_COUNT, TickClock, Spawner> = StaticPoolWithFunc::new(
+    Options::new()
+        .capacity(SLOT_COUNT)
+        .expiry(Duration::from_millis(EXPIRY_TICKS)),
+    job,
+    CLOCK,
+    SPAWNER,
+);
+
+/// Jobs of the over-capacity pool hold their slot until this opens.
+static GATE: AtomicBool = AtomicBool::new(false);
+
+fn held(_: usize) {
+    while !GATE.load(Relaxed) {
+        delay(1);
+    }
+}
+
+/// A pool whose capacity (6) is above the slot count (4), over the same slots.
+static OVER: StaticPoolWithFunc<usize, 6, TickClock, Spawner> =
+    StaticPoolWithFunc::new(Options::new().capacity(6), held, CLOCK, SPAWNER);
+
+/// A reserve far smaller than the kernel's `StaticTask_t`.
+static TINY: TaskSlots<1, 64, 16> = TaskSlots::new();
+static TINY_POOL: StaticPoolWithFunc<usize, 1, TickClock, StaticSpawner<1, 64, 16>> =
+    StaticPoolWithFunc::new(
+        Options::new().capacity(1),
+        job,
+        CLOCK,
+        StaticSpawner::new(&TINY),
+    );
+
+// ---------------------------------------------------------------------------
+// The checks, run by one controlling task.
+
+struct Checks {
+    passed: usize,
+    failed: usize,
+}
+
+impl Checks {
+    fn check(&mut self, what: &str, ok: bool, detail: Arguments<'_>) {
+        if ok {
+            self.passed += 1;
+            hprintln!("  ok    {} ({})", what, detail);
+        } else {
+            self.failed += 1;
+            hprintln!("  FAIL  {} ({})", what, detail);
+        }
+    }
+}
+
+const CONTROLLER_STACK_WORDS: usize = 1024;
+static CONTROLLER: TaskMemory<CONTROLLER_STACK_WORDS> = TaskMemory::new();
+static WATCHDOG: TaskMemory<256> = TaskMemory::new();
+
+unsafe extern "C" fn controller(_: *mut c_void) {
+    hprintln!(
+        "antpool on FreeRTOS V11.2.0, ARM_CM3 port, QEMU mps2-an385 (Cortex-M3); tick {} Hz; no heap",
+        TICK_HZ
+    );
+    hprintln!(
+        "pool: StaticPoolWithFunc<_, {}> in a static over TaskSlots<{}, {}, {}>: {} bytes a slot",
+        SLOT_COUNT,
+        SLOT_COUNT,
+        STACK_WORDS,
+        TCB_BYTES,
+        TaskSlots::<SLOT_COUNT, STACK_WORDS, TCB_BYTES>::SLOT_BYTES
+    );
+    let mut checks = Checks {
+        passed: 0,
+        failed: 0,
+    };
+    let (raw_start, clock_start) = (raw_ticks(), ticks());
+    let baseline = task_count();
+    let heap_before = RUST_ALLOCATIONS.load(Relaxed);
+
+    // 1. The StaticTask_t reserve, against the kernel's (csrc/antpool_static_task.c).
+    let fits = SLOTS.check();
+    checks.check(
+        "the slots' StaticTask_t reserve fits the kernel's",
+        fits.is_ok(),
+        format_args!("kernel {:?}, reserve {TCB_BYTES} bytes", fits),
+    );
+    let tiny = TINY.check();
+    let refused = TINY_POOL.invoke(1);
+    checks.check(
+        "a reserve too small is refused and makes no task",
+        tiny.is_err()
+            && matches!(refused, Err(SubmitError::SpawnFailed(1)))
+            && task_count() == baseline,
+        format_args!("{:?}; invoke: {refused:?}", tiny.map_err(|e| e.reserved())),
+    );
+
+    // 2. A batch of jobs: each exactly once, within capacity, on slot tasks.
+    let start = ticks();
+    for id in 0..JOBS {
+        if let Err(e) = POOL.invoke(id) {
+            fail(format_args!("invoke({id}) refused: {e:?}"));
+        }
+    }
+    POOL.wait_idle();
+    let taken = ticks() - start;
+    let once = RAN.iter().filter(|r| r.load(Relaxed) == 1).count();
+    checks.check(
+        "every job ran exactly once",
+        once == JOBS,
+        format_args!("{once} of {JOBS} jobs once, in {taken} ticks"),
+    );
+    let most = MOST.load(Relaxed);
+    checks.check(
+        "never more than the capacity at once, and workers overlapped",
+        (2..=SLOT_COUNT).contains(&most),
+        format_args!("at most {most} jobs at once, capacity {SLOT_COUNT}"),
+    );
+    let made = task_count() - baseline;
+    checks.check(
+        "every worker is a slot task",
+        (1..=SLOT_COUNT).contains(&made) && SLOTS.busy() + SLOTS.idle() == made,
+        format_args!(
+            "{made} slot tasks made, {} busy, {} idle, {} workers",
+            SLOTS.busy(),
+            SLOTS.idle(),
+            POOL.running()
+        ),
+    );
+    let high_water = SLOT_HIGH_WATER.load(Relaxed);
+    checks.check(
+        "the slot stacks had room to spare",
+        high_water != usize::MAX && high_water >= 32,
+        format_args!(
+            "{} of {} words used at most, {} never touched",
+            STACK_WORDS - high_water,
+            STACK_WORDS,
+            high_water
+        ),
+    );
+
+    // 3. Idle workers expire: their slots go IDLE, their tasks stay.
+    let tasks = task_count();
+    let idle_from = ticks();
+    delay((EXPIRY_TICKS / 2) as u32);
+    let alive_half_way = POOL.running();
+    // A retired worker's slot goes IDLE when its job returns, a moment after
+    // the pool stopped counting it.
+    let expired = wait_until(4 * EXPIRY_TICKS, || {
+        POOL.running() == 0 && SLOTS.idle() == made
+    });
+    checks.check(
+        "idle workers expire on the tick clock; their slots go IDLE, tasks stay",
+        alive_half_way >= 1 && expired.is_some() && task_count() == tasks,
+        format_args!(
+            "{alive_half_way} alive at {} ticks idle, {} slots idle {} ticks after going idle, {} tasks (was {tasks})",
+            EXPIRY_TICKS / 2,
+            SLOTS.idle(),
+            ticks() - idle_from,
+            task_count()
+        ),
+    );
+    let completed = POOL.stats().completed;
+    for id in 0..SLOT_COUNT {
+        POOL.invoke(id)
+            .unwrap_or_else(|e| fail(format_args!("{e:?}")));
+    }
+    POOL.wait_idle();
+    checks.check(
+        "the next jobs reuse the IDLE slots: no task is made",
+        task_count() == tasks && POOL.stats().completed == completed + SLOT_COUNT,
+        format_args!("{} tasks (was {tasks})", task_count()),
+    );
+
+    // 4. Every slot busy: a pool of a larger capacity gets its argument back.
+    let _ = wait_until(4 * EXPIRY_TICKS, || {
+        POOL.running() == 0 && SLOTS.busy() == 0
+    });
+    for id in 0..SLOT_COUNT {
+        OVER.invoke(id)
+            .unwrap_or_else(|e| fail(format_args!("OVER.invoke({id}): {e:?}")));
+    }
+    let busy = SLOTS.busy();
+    let refused = OVER.invoke(99);
+    GATE.store(true, Relaxed);
+    let over_released = OVER.release_timeout(Duration::from_secs(2));
+    checks.check(
+        "with every slot busy the pool gets SpawnFailed with the argument",
+        busy == SLOT_COUNT
+            && matches!(refused, Err(SubmitError::SpawnFailed(99)))
+            && over_released.is_ok(),
+        format_args!("{busy} busy slots, {refused:?}, capacity 6; release {over_released:?}"),
+    );
+
+    // 5. Release: Ok, no worker holds a job, every slot IDLE (tasks stay).
+    let tasks = task_count();
+    for id in 0..SLOT_COUNT {
+        POOL.invoke(id)
+            .unwrap_or_else(|e| fail(format_args!("{e:?}")));
+    }
+    let busy = POOL.running();
+    let released = POOL.release_timeout(Duration::from_secs(2));
+    let all_idle = wait_until(100, || SLOTS.idle() == tasks - baseline);
+    checks.check(
+        "release_timeout returns Ok and leaves every slot IDLE",
+        busy >= 1 && released.is_ok() && all_idle.is_some() && SLOTS.busy() == 0,
+        format_args!(
+            "{busy} workers, {released:?}, {} of {} slots idle, {} tasks (was {tasks})",
+            SLOTS.idle(),
+            tasks - baseline,
+            task_count()
+        ),
+    );
+    let refused = POOL.invoke(JOBS);
+    checks.check(
+        "a released pool hands the argument back",
+        matches!(refused, Err(SubmitError::Closed(n)) if n == JOBS),
+        format_args!("{refused:?}"),
+    );
+
+    // 6. The 32-bit tick wrapped under the pool, and its clock did not.
+    let (raw_end, clock_end) = (raw_ticks(), ticks());
+    checks.check(
+        "the 32-bit tick wrapped during the run; the pool's clock went on",
+        raw_end < raw_start && clock_end > clock_start,
+        format_args!(
+            "kernel tick {raw_start:#010x} -> {raw_end:#010x}, clock {clock_start:#x} -> {clock_end:#x}"
+        ),
+    );
+
+    // 7. No Rust heap anywhere (and no kernel heap: CI checks the ELF).
+    let allocations = RUST_ALLOCATIONS.load(Relaxed) - heap_before;
+    checks.check(
+        "no Rust heap allocation",
+        allocations == 0,
+        format_args!("{allocations} allocations"),
+    );
+
+    let stats = POOL.stats();
+    hprintln!(
+        "stats: {} completed, {} workers spawned, {} retired; {} slot tasks; controller stack: {} of {} words used",
+        stats.completed,
+        stats.spawned,
+        stats.retired,
+        tasks - baseline,
+        CONTROLLER_STACK_WORDS - own_stack_high_water(),
+        CONTROLLER_STACK_WORDS
+    );
+    hprintln!(
+        "antpool on FreeRTOS, static tasks, no heap (QEMU Cortex-M3): {} passed, {} failed",
+        checks.passed,
+        checks.failed
+    );
+    debug::exit(if checks.failed == 0 {
+        debug::EXIT_SUCCESS
+    } else {
+        debug::EXIT_FAILURE
+    });
+    #[allow(clippy::empty_loop)]
+    loop {}
+}
+
+/// Ends the run if the checks have not finished in 60 s of ticks.
+unsafe extern "C" fn watchdog(_: *mut c_void) {
+    delay(60_000);
+    fail(format_args!("the demo did not finish in 60 000 ticks"))
+}
+
+#[entry]
+fn main() -> ! {
+    CONTROLLER.spawn(c"controller", controller, 2);
+    WATCHDOG.spawn(c"watchdog", watchdog, 4);
+    // SAFETY: called once, from main, before any task runs; the kernel
+    // provides the idle task's memory (configKERNEL_PROVIDED_STATIC_MEMORY).
+    unsafe { vTaskStartScheduler() };
+    fail(format_args!("the scheduler did not start"))
+}
+
+// ---------------------------------------------------------------------------
+// Hooks the kernel and the runtime call.
+
+/// `configCHECK_FOR_STACK_OVERFLOW 2` calls this when a task overran its stack.
+#[unsafe(no_mangle)]
+extern "C" fn vApplicationStackOverflowHook(_task: TaskHandle, name: *const c_char) {
+    // SAFETY: the kernel passes the task's NUL-terminated name.
+    let name = unsafe { CStr::from_ptr(name) };
+    fail(format_args!("stack overflow in task {name:?}"))
+}
+
+#[panic_handler]
+fn panic(info: &PanicInfo<'_>) -> ! {
+    fail(format_args!("panic: {info}"))
+}
+
+/// Reached on a fault; ends the run instead of hanging.
+#[cortex_m_rt::exception]
+unsafe fn HardFault(frame: &cortex_m_rt::ExceptionFrame) -> ! {
+    fail(format_args!("hard fault at pc {:#010x}", frame.pc()))
+}
