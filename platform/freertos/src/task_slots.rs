@@ -411,13 +411,18 @@ unsafe fn slot_main(arg: *mut c_void) -> ! {
     loop {
         // Acquire: pairs with the claimer's Release store of the job.
         let raw = control.job.swap(ptr::null_mut(), Ordering::Acquire);
-        // SAFETY: the claimer stored a job from `into_raw` before it created or
-        // notified this task, and only this task takes it out.
-        let job = unsafe { Job::from_raw(raw) };
-        job.run();
-        // Release: the handle (stored above) and everything the job did happen
-        // before a claimer's Acquire CAS from IDLE.
-        control.state.store(IDLE, Ordering::Release);
+        // No job: a token that was not a claim's (the pool promises none, but
+        // a stray notify on this index must not become a null job), or the
+        // claim's own token after its job was already taken: wait again.
+        if !raw.is_null() {
+            // SAFETY: the claimer stored a job from `into_raw` before it created
+            // or notified this task, and only this task takes it out.
+            let job = unsafe { Job::from_raw(raw) };
+            job.run();
+            // Release: the handle (stored above) and everything the job did
+            // happen before a claimer's Acquire CAS from IDLE.
+            control.state.store(IDLE, Ordering::Release);
+        }
         // A claimer may already have taken the slot and notified us: the kernel
         // keeps that token, so this returns at once. One claim, one token.
         // SAFETY: this task's own notification slot `index`, in bounds by the
