@@ -70,7 +70,7 @@
 //!     for led in 0..8 {
 //!         POOL.invoke(led).unwrap(); // blocks while all 3 workers are busy
 //!     }
-//!     POOL.release_timeout(Duration::from_secs(1)).unwrap(); // every worker task deleted
+//!     POOL.release_timeout(Duration::from_secs(1)).unwrap(); // every worker ended (its task deletes itself just after)
 //! }
 //! # use antpool_freertos_sim as _; // links the kernel for this example
 //! ```
