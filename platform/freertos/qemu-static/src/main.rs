@@ -32,8 +32,7 @@ use core::alloc::{GlobalAlloc, Layout};
 use core::cell::UnsafeCell;
 use core::ffi::{CStr, c_char, c_ulong, c_void};
 use core::fmt::Arguments;
-use core::panic::PanicInfo;
-use core::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering::Relaxed};
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use core::time::Duration;
 
 use antpool::{Options, StaticPoolWithFunc, SubmitError};
@@ -44,7 +43,6 @@ use cortex_m_semihosting::{debug, hprintln};
 // `configASSERT` call; none of its Rust API is used.
 use freertos_next as _;
 
-const TICK_HZ: u32 = 1_000;
 /// Slot tasks, and the main pool's capacity.
 const SLOT_COUNT: usize = 4;
 /// Each slot task's stack, in words (4 bytes on the Cortex-M3). An
@@ -53,15 +51,24 @@ const STACK_WORDS: usize = if cfg!(debug_assertions) { 1024 } else { 256 };
 /// The bytes each slot reserves for `StaticTask_t`: exactly what this kernel
 /// configuration needs on the Cortex-M3 (the check below proves it).
 const TCB_BYTES: usize = 88;
-const JOBS: usize = 2_000;
 const EXPIRY_TICKS: u64 = 100;
 
-// ---------------------------------------------------------------------------
-// The kernel calls the demo makes itself (the pool's go through antpool-freertos).
+/// The batch of jobs both QEMU programs run (`../qemu`'s).
+#[path = "../../qemu/src/batch.rs"]
+mod batch;
+/// The kernel calls and checks both QEMU programs share (`../qemu`'s).
+#[path = "../../qemu/src/kernel.rs"]
+mod kernel;
 
-type UBaseType = c_ulong;
-type TickType = c_ulong;
-type TaskHandle = *mut c_void;
+use batch::{JOBS, job};
+
+use kernel::{
+    CLOCK, Checks, TICK_HZ, TaskHandle, UBaseType, delay, own_stack_high_water, raw_ticks,
+    task_count, ticks, wait_until,
+};
+
+// ---------------------------------------------------------------------------
+// The kernel call the demo makes itself (the pool's go through antpool-freertos).
 
 unsafe extern "C" {
     fn xTaskCreateStatic(
@@ -73,53 +80,6 @@ unsafe extern "C" {
         stack: *mut c_ulong,
         task_buffer: *mut c_void,
     ) -> TaskHandle;
-    fn vTaskStartScheduler();
-    fn vTaskDelay(ticks: TickType);
-    fn xTaskGetTickCount() -> TickType;
-    fn uxTaskGetNumberOfTasks() -> UBaseType;
-    fn uxTaskGetStackHighWaterMark(task: TaskHandle) -> UBaseType;
-}
-
-const CLOCK: TickClock = TickClock::new(TICK_HZ);
-
-fn ticks() -> u64 {
-    CLOCK.ticks()
-}
-
-/// The kernel's own 32-bit tick count.
-fn raw_ticks() -> u32 {
-    // SAFETY: reads the tick count; callable from any task.
-    unsafe { xTaskGetTickCount() }
-}
-
-fn delay(ticks: u32) {
-    // SAFETY: blocks the calling task (always a task here, never an interrupt).
-    unsafe { vTaskDelay(ticks) }
-}
-
-fn task_count() -> usize {
-    // SAFETY: reads a kernel counter.
-    unsafe { uxTaskGetNumberOfTasks() as usize }
-}
-
-/// Waits (in 1-tick steps) up to `limit` ticks for `done`; the ticks it took.
-fn wait_until(limit: u64, mut done: impl FnMut() -> bool) -> Option<u64> {
-    let start = ticks();
-    loop {
-        if done() {
-            return Some(ticks() - start);
-        }
-        if ticks() - start > limit {
-            return None;
-        }
-        delay(1);
-    }
-}
-
-/// The smallest stack reserve (in words) the calling task has ever had.
-fn own_stack_high_water() -> usize {
-    // SAFETY: NULL means the calling task, which is alive.
-    unsafe { uxTaskGetStackHighWaterMark(core::ptr::null_mut()) as usize }
 }
 
 /// A task of the demo's own (controller, watchdog): its control block and
@@ -174,6 +134,11 @@ impl<const W: usize> TaskMemory<W> {
     }
 }
 
+/// One line on the host's console.
+fn print(line: Arguments<'_>) {
+    hprintln!("{}", line);
+}
+
 fn fail(why: Arguments<'_>) -> ! {
     hprintln!("FAILED: {}", why);
     debug::exit(debug::EXIT_FAILURE);
@@ -219,31 +184,6 @@ const SPAWNER: Spawner = unsafe { StaticSpawner::new(&SLOTS).notify_index(1) }
     .priority(2)
     .tick_hz(TICK_HZ);
 
-/// How many times each job ran.
-static RAN: [AtomicU8; JOBS] = [const { AtomicU8::new(0) }; JOBS];
-/// Jobs running right now, and the most seen at once.
-static ACTIVE: AtomicUsize = AtomicUsize::new(0);
-static MOST: AtomicUsize = AtomicUsize::new(0);
-/// The smallest stack reserve any slot task had while running a job (words).
-static SLOT_HIGH_WATER: AtomicUsize = AtomicUsize::new(usize::MAX);
-
-fn job(id: usize) {
-    let now = ACTIVE.fetch_add(1, Relaxed) + 1;
-    MOST.fetch_max(now, Relaxed);
-    // Some CPU work, and now and then a block, so that workers overlap and the
-    // kernel switches between tasks that hold jobs.
-    let mut x = id as u32;
-    for _ in 0..100 {
-        x = core::hint::black_box(x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223));
-    }
-    if id % 16 == 0 {
-        delay(1);
-    }
-    SLOT_HIGH_WATER.fetch_min(own_stack_high_water(), Relaxed);
-    RAN[id].fetch_add(1, Relaxed);
-    ACTIVE.fetch_sub(1, Relaxed);
-}
-
 /// The whole system's pool: in a static, over the static slots.
 static POOL: StaticPoolWithFunc<usize, SLOT_COUNT, TickClock, Spawner> = StaticPoolWithFunc::new(
     Options::new()
@@ -280,23 +220,6 @@ static TINY_POOL: StaticPoolWithFunc<usize, 1, TickClock, StaticSpawner<1, 64, 1
 // ---------------------------------------------------------------------------
 // The checks, run by one controlling task.
 
-struct Checks {
-    passed: usize,
-    failed: usize,
-}
-
-impl Checks {
-    fn check(&mut self, what: &str, ok: bool, detail: Arguments<'_>) {
-        if ok {
-            self.passed += 1;
-            hprintln!("  ok    {} ({})", what, detail);
-        } else {
-            self.failed += 1;
-            hprintln!("  FAIL  {} ({})", what, detail);
-        }
-    }
-}
-
 const CONTROLLER_STACK_WORDS: usize = 1024;
 static CONTROLLER: TaskMemory<CONTROLLER_STACK_WORDS> = TaskMemory::new();
 static WATCHDOG: TaskMemory<256> = TaskMemory::new();
@@ -314,10 +237,7 @@ unsafe extern "C" fn controller(_: *mut c_void) {
         TCB_BYTES,
         TaskSlots::<SLOT_COUNT, STACK_WORDS, TCB_BYTES>::SLOT_BYTES
     );
-    let mut checks = Checks {
-        passed: 0,
-        failed: 0,
-    };
+    let mut checks = Checks::new();
     let (raw_start, clock_start) = (raw_ticks(), ticks());
     let baseline = task_count();
     let heap_before = RUST_ALLOCATIONS.load(Relaxed);
@@ -340,26 +260,7 @@ unsafe extern "C" fn controller(_: *mut c_void) {
     );
 
     // 2. A batch of jobs: each exactly once, within capacity, on slot tasks.
-    let start = ticks();
-    for id in 0..JOBS {
-        if let Err(e) = POOL.invoke(id) {
-            fail(format_args!("invoke({id}) refused: {e:?}"));
-        }
-    }
-    POOL.wait_idle();
-    let taken = ticks() - start;
-    let once = RAN.iter().filter(|r| r.load(Relaxed) == 1).count();
-    checks.check(
-        "every job ran exactly once",
-        once == JOBS,
-        format_args!("{once} of {JOBS} jobs once, in {taken} ticks"),
-    );
-    let most = MOST.load(Relaxed);
-    checks.check(
-        "never more than the capacity at once, and workers overlapped",
-        (2..=SLOT_COUNT).contains(&most),
-        format_args!("at most {most} jobs at once, capacity {SLOT_COUNT}"),
-    );
+    let high_water = batch::run(&POOL, SLOT_COUNT, &mut checks);
     let made = task_count() - baseline;
     checks.check(
         "every worker is a slot task",
@@ -371,16 +272,11 @@ unsafe extern "C" fn controller(_: *mut c_void) {
             POOL.running()
         ),
     );
-    let high_water = SLOT_HIGH_WATER.load(Relaxed);
-    checks.check(
+    batch::check_stack(
+        &mut checks,
         "the slot stacks had room to spare",
-        high_water != usize::MAX && high_water >= 32,
-        format_args!(
-            "{} of {} words used at most, {} never touched",
-            STACK_WORDS - high_water,
-            STACK_WORDS,
-            high_water
-        ),
+        STACK_WORDS,
+        high_water,
     );
 
     // 3. Idle workers expire: their slots go IDLE, their tasks stay.
@@ -514,27 +410,13 @@ unsafe extern "C" fn watchdog(_: *mut c_void) {
 fn main() -> ! {
     CONTROLLER.spawn(c"controller", controller, 2);
     WATCHDOG.spawn(c"watchdog", watchdog, 4);
-    // SAFETY: called once, from main, before any task runs; the kernel
-    // provides the idle task's memory (configKERNEL_PROVIDED_STATIC_MEMORY).
-    unsafe { vTaskStartScheduler() };
-    fail(format_args!("the scheduler did not start"))
+    // The kernel provides the idle task's memory
+    // (configKERNEL_PROVIDED_STATIC_MEMORY).
+    kernel::start_scheduler()
 }
 
 // ---------------------------------------------------------------------------
-// Hooks the kernel and the runtime call.
-
-/// `configCHECK_FOR_STACK_OVERFLOW 2` calls this when a task overran its stack.
-#[unsafe(no_mangle)]
-extern "C" fn vApplicationStackOverflowHook(_task: TaskHandle, name: *const c_char) {
-    // SAFETY: the kernel passes the task's NUL-terminated name.
-    let name = unsafe { CStr::from_ptr(name) };
-    fail(format_args!("stack overflow in task {name:?}"))
-}
-
-#[panic_handler]
-fn panic(info: &PanicInfo<'_>) -> ! {
-    fail(format_args!("panic: {info}"))
-}
+// The fault handler (the other hooks are in `kernel.rs`).
 
 /// Reached on a fault; ends the run instead of hanging.
 #[cortex_m_rt::exception]

@@ -12,7 +12,8 @@ use core::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
 use antpool::{Oneshot, Options, StaticPoolWithFunc};
 use antpool_freertos::{CriticalSection, FreeRtosSpawner, TickClock};
 
-use crate::{CLOCK, Checks, SPAWNER, delay};
+use crate::SPAWNER;
+use crate::kernel::{CLOCK, Checks, delay};
 
 type Cell = Oneshot<u32, CriticalSection>;
 type Request = (u32, &'static Cell);

@@ -9,7 +9,9 @@ use core::time::Duration;
 use antpool::{Options, StaticPoolWithFunc, SubmitError};
 use antpool_freertos::{FreeRtosSpawner, TickClock};
 
-use crate::{CLOCK, Checks, SPAWNER, board, delay, task_count, wait_until};
+use crate::SPAWNER;
+use crate::board;
+use crate::kernel::{CLOCK, Checks, delay, task_count, wait_until};
 
 /// Interrupts in each phase: alone, then beside the task's invokes.
 const ALONE: usize = 400;

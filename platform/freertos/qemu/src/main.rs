@@ -30,8 +30,7 @@
 use core::alloc::{GlobalAlloc, Layout};
 use core::ffi::{CStr, c_char, c_long, c_ulong, c_void};
 use core::fmt::Arguments;
-use core::panic::PanicInfo;
-use core::sync::atomic::{AtomicU8, AtomicUsize, Ordering::Relaxed};
+use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use core::time::Duration;
 
 use antpool::{Options, StaticPoolWithFunc, SubmitError};
@@ -42,6 +41,18 @@ use freertos_next::FreeRtosAllocator;
 mod await_result;
 /// The interrupt check (`try_invoke_from_isr`).
 mod isr;
+
+/// The batch of jobs both QEMU programs run.
+mod batch;
+/// The kernel calls and checks both QEMU programs share.
+mod kernel;
+
+use batch::{JOBS, job};
+
+use kernel::{
+    CLOCK, Checks, TICK_HZ, TaskHandle, UBaseType, delay, own_stack_high_water, raw_ticks,
+    task_count, ticks, wait_until,
+};
 
 /// What differs between the boards: start-up, output, exit and faults.
 #[cfg_attr(target_arch = "arm", path = "cortex_m.rs")]
@@ -55,9 +66,7 @@ macro_rules! say {
     };
 }
 
-const TICK_HZ: u32 = 1_000;
 const CAP: usize = 4;
-const JOBS: usize = 2_000;
 const EXPIRY_TICKS: u64 = 100;
 /// Each worker's stack, in words (4 bytes on the Cortex-M3). An unoptimised
 /// build needs about four times what a release build does.
@@ -67,9 +76,6 @@ const WORKER_STACK_WORDS: u32 = if cfg!(debug_assertions) { 1024 } else { 256 };
 // The kernel calls the demo makes itself (the pool's go through antpool-freertos).
 
 type BaseType = c_long;
-type UBaseType = c_ulong;
-type TickType = c_ulong;
-type TaskHandle = *mut c_void;
 
 unsafe extern "C" {
     fn xTaskCreate(
@@ -80,56 +86,6 @@ unsafe extern "C" {
         priority: UBaseType,
         created: *mut TaskHandle,
     ) -> BaseType;
-    fn vTaskStartScheduler();
-    fn vTaskDelay(ticks: TickType);
-    fn xTaskGetTickCount() -> TickType;
-    fn uxTaskGetNumberOfTasks() -> UBaseType;
-    fn uxTaskGetStackHighWaterMark(task: TaskHandle) -> UBaseType;
-}
-
-/// The pool's clock: the tick count extended to 64 bits. The kernel starts its
-/// 32-bit tick 60 ticks before the wrap (config/UserConfig.h), so every
-/// measurement here crosses it.
-const CLOCK: TickClock = TickClock::new(TICK_HZ);
-
-fn ticks() -> u64 {
-    CLOCK.ticks()
-}
-
-/// The kernel's own 32-bit tick count.
-fn raw_ticks() -> u32 {
-    // SAFETY: reads the tick count; callable from any task.
-    unsafe { xTaskGetTickCount() }
-}
-
-fn delay(ticks: u32) {
-    // SAFETY: blocks the calling task (always a task here, never an interrupt).
-    unsafe { vTaskDelay(ticks) }
-}
-
-fn task_count() -> usize {
-    // SAFETY: reads a kernel counter.
-    unsafe { uxTaskGetNumberOfTasks() as usize }
-}
-
-/// Waits (in 1-tick steps) up to `limit` ticks for `done`; the ticks it took.
-fn wait_until(limit: u64, mut done: impl FnMut() -> bool) -> Option<u64> {
-    let start = ticks();
-    loop {
-        if done() {
-            return Some(ticks() - start);
-        }
-        if ticks() - start > limit {
-            return None;
-        }
-        delay(1);
-    }
-}
-
-/// The smallest stack reserve (in words) the calling task has ever had.
-fn own_stack_high_water() -> usize {
-    // SAFETY: NULL means the calling task, which is alive.
-    unsafe { uxTaskGetStackHighWaterMark(core::ptr::null_mut()) as usize }
 }
 
 fn spawn(name: &'static CStr, entry: unsafe extern "C" fn(*mut c_void), words: u32, prio: u32) {
@@ -148,6 +104,11 @@ fn spawn(name: &'static CStr, entry: unsafe extern "C" fn(*mut c_void), words: u
     if made != 1 {
         fail(format_args!("cannot create task {name:?}"));
     }
+}
+
+/// One line on the board's console.
+fn print(line: Arguments<'_>) {
+    board::print(line)
 }
 
 fn fail(why: Arguments<'_>) -> ! {
@@ -186,31 +147,6 @@ static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 // ---------------------------------------------------------------------------
 // The pool and what its jobs record.
-
-/// How many times each job ran.
-static RAN: [AtomicU8; JOBS] = [const { AtomicU8::new(0) }; JOBS];
-/// Jobs running right now, and the most seen at once.
-static ACTIVE: AtomicUsize = AtomicUsize::new(0);
-static MOST: AtomicUsize = AtomicUsize::new(0);
-/// The smallest stack reserve any worker had while running a job (words).
-static WORKER_HIGH_WATER: AtomicUsize = AtomicUsize::new(usize::MAX);
-
-fn job(id: usize) {
-    let now = ACTIVE.fetch_add(1, Relaxed) + 1;
-    MOST.fetch_max(now, Relaxed);
-    // Some CPU work, and now and then a block, so that workers overlap and the
-    // kernel switches between tasks that hold jobs.
-    let mut x = id as u32;
-    for _ in 0..100 {
-        x = core::hint::black_box(x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223));
-    }
-    if id % 16 == 0 {
-        delay(1);
-    }
-    WORKER_HIGH_WATER.fetch_min(own_stack_high_water(), Relaxed);
-    RAN[id].fetch_add(1, Relaxed);
-    ACTIVE.fetch_sub(1, Relaxed);
-}
 
 /// Workers at the controller's priority (time-sliced with it), on notification
 /// slot 1 (the kernel is built with two slots).
@@ -270,23 +206,6 @@ static POOL: StaticPoolWithFunc<usize, CAP, TickClock, FreeRtosSpawner> = Static
 // ---------------------------------------------------------------------------
 // The checks, run by one controlling task.
 
-struct Checks {
-    passed: usize,
-    failed: usize,
-}
-
-impl Checks {
-    fn check(&mut self, what: &str, ok: bool, detail: Arguments<'_>) {
-        if ok {
-            self.passed += 1;
-            say!("  ok    {} ({})", what, detail);
-        } else {
-            self.failed += 1;
-            say!("  FAIL  {} ({})", what, detail);
-        }
-    }
-}
-
 const CONTROLLER_STACK_WORDS: u32 = 1024;
 
 unsafe extern "C" fn controller(_: *mut c_void) {
@@ -303,35 +222,13 @@ unsafe extern "C" fn controller(_: *mut c_void) {
         CAP,
         WORKER_STACK_WORDS
     );
-    let mut checks = Checks {
-        passed: 0,
-        failed: 0,
-    };
+    let mut checks = Checks::new();
     let (raw_start, clock_start) = (raw_ticks(), ticks());
     let baseline = task_count();
     let heap_before = RUST_ALLOCATIONS.load(Relaxed);
 
     // 1. A batch of jobs: each exactly once, within capacity, on worker tasks.
-    let start = ticks();
-    for id in 0..JOBS {
-        if let Err(e) = POOL.invoke(id) {
-            fail(format_args!("invoke({id}) refused: {e:?}"));
-        }
-    }
-    POOL.wait_idle();
-    let taken = ticks() - start;
-    let once = RAN.iter().filter(|r| r.load(Relaxed) == 1).count();
-    checks.check(
-        "every job ran exactly once",
-        once == JOBS,
-        format_args!("{once} of {JOBS} jobs once, in {taken} ticks"),
-    );
-    let most = MOST.load(Relaxed);
-    checks.check(
-        "never more than the capacity at once, and workers overlapped",
-        (2..=CAP).contains(&most),
-        format_args!("at most {most} jobs at once, capacity {CAP}"),
-    );
+    let high_water = batch::run(&POOL, CAP, &mut checks);
     let workers = POOL.running();
     checks.check(
         "every worker is a FreeRTOS task",
@@ -341,16 +238,11 @@ unsafe extern "C" fn controller(_: *mut c_void) {
             task_count()
         ),
     );
-    let high_water = WORKER_HIGH_WATER.load(Relaxed);
-    checks.check(
+    batch::check_stack(
+        &mut checks,
         "the worker stacks had room to spare",
-        high_water != usize::MAX && high_water >= 32,
-        format_args!(
-            "{} of {} words used at most, {} never touched",
-            WORKER_STACK_WORDS as usize - high_water,
-            WORKER_STACK_WORDS,
-            high_water
-        ),
+        WORKER_STACK_WORDS as usize,
+        high_water,
     );
 
     // 2. Idle workers expire on the tick clock, and their tasks are deleted.
@@ -467,24 +359,5 @@ unsafe extern "C" fn watchdog(_: *mut c_void) {
 fn start() -> ! {
     spawn(c"controller", controller, CONTROLLER_STACK_WORDS, 2);
     spawn(c"watchdog", watchdog, 256, 4);
-    // SAFETY: called once, from main, before any task runs; it does not return
-    // unless the kernel cannot make its idle task.
-    unsafe { vTaskStartScheduler() };
-    fail(format_args!("the scheduler did not start"))
-}
-
-// ---------------------------------------------------------------------------
-// Hooks the kernel and the runtime call.
-
-/// `configCHECK_FOR_STACK_OVERFLOW 2` calls this when a task overran its stack.
-#[unsafe(no_mangle)]
-extern "C" fn vApplicationStackOverflowHook(_task: TaskHandle, name: *const c_char) {
-    // SAFETY: the kernel passes the task's NUL-terminated name.
-    let name = unsafe { CStr::from_ptr(name) };
-    fail(format_args!("stack overflow in task {name:?}"))
-}
-
-#[panic_handler]
-fn panic(info: &PanicInfo<'_>) -> ! {
-    fail(format_args!("panic: {info}"))
+    kernel::start_scheduler()
 }

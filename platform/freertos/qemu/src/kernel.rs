@@ -1,0 +1,118 @@
+//! What both QEMU programs (this one and `../qemu-static`, which includes
+//! this file by path) need from the kernel and from each other: the tick
+//! clock, delays, task counts and stack high-water marks, the record of
+//! checks, and the hooks the kernel and the runtime call. The including crate
+//! provides `print` (one line on its console) and `fail` (print, then exit
+//! QEMU with a failure).
+
+use core::ffi::{CStr, c_char, c_ulong, c_void};
+use core::fmt::Arguments;
+use core::panic::PanicInfo;
+
+use antpool_freertos::TickClock;
+
+pub type UBaseType = c_ulong;
+pub type TickType = c_ulong;
+pub type TaskHandle = *mut c_void;
+
+unsafe extern "C" {
+    fn vTaskStartScheduler();
+    fn vTaskDelay(ticks: TickType);
+    fn xTaskGetTickCount() -> TickType;
+    fn uxTaskGetNumberOfTasks() -> UBaseType;
+    fn uxTaskGetStackHighWaterMark(task: TaskHandle) -> UBaseType;
+}
+
+/// `configTICK_RATE_HZ`.
+pub const TICK_HZ: u32 = 1_000;
+
+/// The pools' clock: the tick count extended to 64 bits. The kernel starts its
+/// 32-bit tick 60 ticks before the wrap (config/UserConfig.h), so every
+/// measurement here crosses it.
+pub const CLOCK: TickClock = TickClock::new(TICK_HZ);
+
+pub fn ticks() -> u64 {
+    CLOCK.ticks()
+}
+
+/// The kernel's own 32-bit tick count.
+pub fn raw_ticks() -> u32 {
+    // SAFETY: reads the tick count; callable from any task.
+    unsafe { xTaskGetTickCount() as u32 }
+}
+
+pub fn delay(ticks: u32) {
+    // SAFETY: blocks the calling task (always a task here, never an interrupt).
+    unsafe { vTaskDelay(TickType::from(ticks)) }
+}
+
+pub fn task_count() -> usize {
+    // SAFETY: reads a kernel counter.
+    unsafe { uxTaskGetNumberOfTasks() as usize }
+}
+
+/// Waits (in 1-tick steps) up to `limit` ticks for `done`; the ticks it took.
+pub fn wait_until(limit: u64, mut done: impl FnMut() -> bool) -> Option<u64> {
+    let start = ticks();
+    loop {
+        if done() {
+            return Some(ticks() - start);
+        }
+        if ticks() - start > limit {
+            return None;
+        }
+        delay(1);
+    }
+}
+
+/// The smallest stack reserve (in words) the calling task has ever had.
+pub fn own_stack_high_water() -> usize {
+    // SAFETY: NULL means the calling task, which is alive.
+    unsafe { uxTaskGetStackHighWaterMark(core::ptr::null_mut()) as usize }
+}
+
+/// Starts the scheduler; returns only if it could not start.
+pub fn start_scheduler() -> ! {
+    // SAFETY: called once, from the start-up code, before any task runs; it
+    // does not return unless the kernel cannot make its idle task.
+    unsafe { vTaskStartScheduler() };
+    crate::fail(format_args!("the scheduler did not start"))
+}
+
+/// What the checks found; each prints a line.
+pub struct Checks {
+    pub passed: usize,
+    pub failed: usize,
+}
+
+impl Checks {
+    pub const fn new() -> Self {
+        Checks {
+            passed: 0,
+            failed: 0,
+        }
+    }
+
+    pub fn check(&mut self, what: &str, ok: bool, detail: Arguments<'_>) {
+        if ok {
+            self.passed += 1;
+            crate::print(format_args!("  ok    {what} ({detail})"));
+        } else {
+            self.failed += 1;
+            crate::print(format_args!("  FAIL  {what} ({detail})"));
+        }
+    }
+}
+
+/// `configCHECK_FOR_STACK_OVERFLOW 2` calls this when a task overran its stack.
+#[unsafe(no_mangle)]
+extern "C" fn vApplicationStackOverflowHook(_task: TaskHandle, name: *const c_char) {
+    // SAFETY: the kernel passes the task's NUL-terminated name.
+    let name = unsafe { CStr::from_ptr(name) };
+    crate::fail(format_args!("stack overflow in task {name:?}"))
+}
+
+#[panic_handler]
+fn panic(info: &PanicInfo<'_>) -> ! {
+    crate::fail(format_args!("panic: {info}"))
+}
