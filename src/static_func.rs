@@ -334,9 +334,8 @@ where
     ///
     /// The argument comes back inside the error, untouched:
     /// [`crate::SubmitError::Overload`] when no worker is parked (all busy,
-    /// or not started), the pool is paused, at capacity, or blocked
-    /// submitters wait (they keep their turn), or — rarely, a queue pool —
-    /// the queue had no slot free at once; [`crate::SubmitError::Closed`]
+    /// or not started), the pool is paused or at capacity, or blocked
+    /// submitters wait (they keep their turn); [`crate::SubmitError::Closed`]
     /// when the pool is released.
     ///
     /// ```
