@@ -36,7 +36,12 @@
 //!   32- or 64-bit ticks).
 //!
 //! Pools must be used from tasks: not from `main` before the scheduler starts,
-//! and never from an interrupt.
+//! and not from an interrupt — except
+//! [`StaticPoolWithFunc::try_invoke_from_isr`](antpool::StaticPoolWithFunc::try_invoke_from_isr)
+//! with this crate's `isr` feature, which makes [`CriticalSection`] and
+//! [`TaskSignal`] use the kernel's `FROM_ISR` calls inside an interrupt
+//! (compile `csrc/antpool_isr.c` with the kernel; only interrupts at or below
+//! `configMAX_SYSCALL_INTERRUPT_PRIORITY`; `README.md` has the rules).
 //!
 //! [`StaticSpawner`] needs no kernel heap at all (`configSUPPORT_DYNAMIC_ALLOCATION`
 //! may be 0): its workers run on `N` tasks made with `xTaskCreateStatic` in a
