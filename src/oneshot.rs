@@ -216,9 +216,7 @@ impl<T, L: RawMutex> Future for Recv<'_, T, L> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
         let mut inner = self.cell.inner.lock();
         if let Some(value) = inner.value.take() {
-            let old = inner.waker.take();
-            drop(inner);
-            drop(old);
+            // (No waker to clear: a `send` takes it as it stores the value.)
             return Poll::Ready(value);
         }
         // Registered under the lock a `send` takes: it finds this waker.

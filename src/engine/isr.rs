@@ -94,23 +94,17 @@ impl<F: Flavor> Engine<F> {
             // SAFETY: detached under the lock just now (see `detach_parked`).
             unsafe { Node::finish(node, state::WAKE) };
         }
-        match pushed {
-            Ok(()) => {
-                if !self.config.handoff() {
-                    // Out of the push window (handshake 2 in `engine/README.md`).
-                    self.leave_admission();
-                }
-                Ok(())
-            }
-            Err(task) => {
-                match self.config.handoff() {
-                    true => self.task_done(handle),
-                    false => {
-                        self.leave_admission();
-                    }
-                }
-                Err(SubmitError::Overload(task))
-            }
+        if !self.config.handoff() {
+            // Out of the push window (handshake 2 in `engine/README.md`),
+            // pushed or not.
+            self.leave_admission();
         }
+        pushed.map_err(|task| {
+            if self.config.handoff() {
+                // The task's admission, given back as a finished task's is.
+                self.task_done(handle);
+            }
+            SubmitError::Overload(task)
+        })
     }
 }

@@ -5,8 +5,8 @@
 
 use core::sync::atomic::{AtomicU8, AtomicUsize, Ordering::Relaxed};
 
-use antpool::StaticPoolWithFunc;
 use antpool::port::Spawner;
+use antpool::{StaticPoolWithFunc, SubmitError};
 use antpool_freertos::TickClock;
 
 use crate::kernel::{Checks, delay, own_stack_high_water, ticks};
@@ -82,5 +82,18 @@ pub fn check_stack(checks: &mut Checks, what: &str, words: usize, high_water: us
             words,
             high_water
         ),
+    );
+}
+
+/// The check that `pool`, released, hands an argument back as `Closed`.
+pub fn check_closed<const N: usize, S: Spawner>(
+    pool: &'static StaticPoolWithFunc<usize, N, TickClock, S>,
+    checks: &mut Checks,
+) {
+    let refused = pool.invoke(JOBS);
+    checks.check(
+        "a released pool hands the argument back",
+        matches!(refused, Err(SubmitError::Closed(n)) if n == JOBS),
+        format_args!("{refused:?}"),
     );
 }

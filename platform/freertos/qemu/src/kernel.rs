@@ -71,6 +71,36 @@ pub fn own_stack_high_water() -> usize {
     unsafe { uxTaskGetStackHighWaterMark(core::ptr::null_mut()) as usize }
 }
 
+/// The kernel's 32-bit tick and the pools' 64-bit clock at one moment: the
+/// start of a run, whose end checks that the tick wrapped (the kernel starts
+/// it 60 ticks before the wrap) and the clock did not.
+pub struct TickMark {
+    raw: u32,
+    clock: u64,
+}
+
+impl TickMark {
+    pub fn now() -> Self {
+        TickMark {
+            raw: raw_ticks(),
+            clock: ticks(),
+        }
+    }
+
+    /// Checks that the tick wrapped since this mark and the clock went on.
+    pub fn check_wrapped(&self, checks: &mut Checks) {
+        let (start, now) = (self, TickMark::now());
+        checks.check(
+            "the 32-bit tick wrapped during the run; the pool's clock went on",
+            now.raw < start.raw && now.clock > start.clock,
+            format_args!(
+                "kernel tick {:#010x} -> {:#010x}, clock {:#x} -> {:#x}",
+                start.raw, now.raw, start.clock, now.clock
+            ),
+        );
+    }
+}
+
 /// Starts the scheduler; returns only if it could not start.
 pub fn start_scheduler() -> ! {
     // SAFETY: called once, from the start-up code, before any task runs; it

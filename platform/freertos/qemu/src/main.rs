@@ -33,7 +33,7 @@ use core::fmt::Arguments;
 use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use core::time::Duration;
 
-use antpool::{Options, StaticPoolWithFunc, SubmitError};
+use antpool::{Options, StaticPoolWithFunc};
 use antpool_freertos::{FreeRtosSpawner, TickClock};
 use freertos_next::FreeRtosAllocator;
 
@@ -47,10 +47,10 @@ mod batch;
 /// The kernel calls and checks both QEMU programs share.
 mod kernel;
 
-use batch::{JOBS, job};
+use batch::job;
 
 use kernel::{
-    CLOCK, Checks, TICK_HZ, TaskHandle, UBaseType, delay, own_stack_high_water, raw_ticks,
+    CLOCK, Checks, TICK_HZ, TaskHandle, TickMark, UBaseType, delay, own_stack_high_water,
     task_count, ticks, wait_until,
 };
 
@@ -223,7 +223,7 @@ unsafe extern "C" fn controller(_: *mut c_void) {
         WORKER_STACK_WORDS
     );
     let mut checks = Checks::new();
-    let (raw_start, clock_start) = (raw_ticks(), ticks());
+    let start_mark = TickMark::now();
     let baseline = task_count();
     let heap_before = RUST_ALLOCATIONS.load(Relaxed);
 
@@ -278,22 +278,10 @@ unsafe extern "C" fn controller(_: *mut c_void) {
             task_count()
         ),
     );
-    let refused = POOL.invoke(JOBS);
-    checks.check(
-        "a released pool hands the argument back",
-        matches!(refused, Err(SubmitError::Closed(n)) if n == JOBS),
-        format_args!("{refused:?}"),
-    );
+    batch::check_closed(&POOL, &mut checks);
 
     // 4. The 32-bit tick wrapped under the pool, and its clock did not.
-    let (raw_end, clock_end) = (raw_ticks(), ticks());
-    checks.check(
-        "the 32-bit tick wrapped during the run; the pool's clock went on",
-        raw_end < raw_start && clock_end > clock_start,
-        format_args!(
-            "kernel tick {raw_start:#010x} -> {raw_end:#010x}, clock {clock_start:#x} -> {clock_end:#x}"
-        ),
-    );
+    start_mark.check_wrapped(&mut checks);
 
     // 5. Jobs handed over from a timer interrupt.
     match board::timer() {
