@@ -395,6 +395,7 @@ pub fn measure_args(case: &Case) -> Vec<String> {
             submitters,
             task_us,
         } => format!("backpressure {cap} {tasks} {submitters} {task_us}"),
+        Workload::Drain { cap, tasks } => format!("drain {cap} {tasks}"),
         Workload::Medium {
             cap,
             tasks,
@@ -450,6 +451,10 @@ pub fn parse_measure(args: &[String]) -> (Option<Kind>, Workload) {
             tasks: n(3),
             submitters: n(4),
             task_us: num(5),
+        },
+        "drain" => Workload::Drain {
+            cap: n(2),
+            tasks: n(3),
         },
         "medium" => Workload::Medium {
             cap: n(2),

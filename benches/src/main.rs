@@ -26,6 +26,7 @@ mod cases;
 mod charts;
 mod child;
 mod csv;
+mod drain;
 mod hog;
 mod measure;
 mod medium;

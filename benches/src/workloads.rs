@@ -72,6 +72,14 @@ pub enum Workload {
         /// Each task's CPU, µs.
         task_us: u64,
     },
+    /// `tasks` tiny tasks queued first, then run by `cap` workers: the
+    /// workers' cost per task alone (see `drain.rs`).
+    Drain {
+        /// Workers.
+        cap: usize,
+        /// Tasks.
+        tasks: usize,
+    },
     /// `tasks` checksums of `rounds` rounds (~`task_ns` each) from one
     /// submitter, on `cap` workers (see `medium.rs`).
     Medium {
@@ -87,7 +95,7 @@ pub enum Workload {
 }
 
 /// A short arithmetic chain the compiler cannot fold, plus the atomic add.
-fn tiny_work(counter: &AtomicU64, seed: u64) {
+pub fn tiny_work(counter: &AtomicU64, seed: u64) {
     let mut x = black_box(seed);
     for _ in 0..8 {
         x = x
@@ -131,6 +139,7 @@ pub fn run(kind: Option<Kind>, workload: Workload) -> Value {
             submitters,
             task_us,
         } => backpressure(kind.expect("a peer"), cap, tasks, submitters, task_us),
+        Workload::Drain { cap, tasks } => crate::drain::run(kind.expect("a peer"), cap, tasks),
         Workload::Medium {
             cap,
             tasks,
