@@ -19,7 +19,7 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use crate::measure::{Done, ctx_switches, peak_rss_kib};
-use crate::peers::{Kind, Task};
+use crate::peers::{Kind, Peer, Task};
 use crate::workloads::tiny_work;
 
 /// Runs the drain of `tasks` tasks on `cap` workers of `kind` (antpool's
@@ -37,11 +37,9 @@ pub fn run(kind: Kind, cap: usize, tasks: usize) -> Value {
     };
     let (elapsed, ctx) = match kind {
         Kind::AntpoolUnbounded => {
-            let pool = antpool::Pool::builder()
-                .capacity(cap)
-                .unbounded_queue()
-                .build()
-                .expect("valid options");
+            let Peer::Antpool(pool) = Peer::new(kind, cap) else {
+                unreachable!("antpool's unbounded queue is an antpool pool");
+            };
             // Every worker started once, then paused with the queue filling.
             for i in 0..cap {
                 pool.submit(make(i)).expect("open pool");

@@ -124,8 +124,7 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// One try: admit, place, ensure a taker.
-    // Inlined into `submit`: a task passed down by value is copied at each
-    // call (four words, through memory), and those copies showed in `perf`.
+    // Inlined into `submit`, like `submit_or_hand_back`.
     #[inline(always)]
     pub(super) fn attempt<H: EngineRef<Self>>(
         &self,
@@ -147,8 +146,7 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// Places an admitted task: a new worker carrying it, or the lane.
-    // Inlined into `submit`: a task passed down by value is copied at each
-    // call (four words, through memory), and those copies showed in `perf`.
+    // Inlined into `submit`, like `submit_or_hand_back`.
     #[inline(always)]
     pub(super) fn place<H: EngineRef<Self>>(&self, handle: &H, task: F::Task) -> Attempt<F::Task> {
         if self
