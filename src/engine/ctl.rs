@@ -16,6 +16,7 @@
 //! | `WATCH` | a parked worker is on watch duty (see `worker.rs`): submitters may leave a task to a busy worker |
 //! | `IDLERS` | `wait_idle` or `pause` callers wait for the workers (see `quiet.rs`) |
 //! | `PAUSED` | the pool is paused: no worker is woken or started for a task, none carries one |
+//! | `CLOSED` | the pool is released: no new worker carries a task, and one started as a looker stays only for tasks in the lane |
 //!
 //! Parked workers are the rest: `parked = T - S - K`, which is the idle queue's
 //! length whenever the cold lock is free (only lock holders park or unpark).
@@ -27,7 +28,7 @@
 //!
 //! | field | meaning |
 //! |---|---|
-//! | `count` (A) | hand-off pools: tasks admitted and not finished (at most the capacity); other pools: submitters between their admission and the end of their push |
+//! | `count` (A) | hand-off pools: tasks admitted and not finished (at most the capacity); unbounded queues: submitters between their admission and the end of their push; bounded queues: 0 but for an interrupt's submit (their lane closes instead: `ring.rs`) |
 //! | `CLOSED` | the pool is released: nothing is admitted |
 //! | `WAITERS` | submitters wait in the cold lock's FIFO: no newcomer may pass them |
 //! | `IDLERS` | `wait_idle` callers wait (a copy of `Ctl`'s flag, which a queue pool's submitter reads in its leave) |
@@ -53,7 +54,7 @@ const THREAD_SHIFT: u32 = 0;
 const LOOKER_SHIFT: u32 = BITS;
 const BUSY_SHIFT: u32 = 2 * BITS;
 const FLAG_SHIFT: u32 = 3 * BITS;
-const _: () = assert!(FLAG_SHIFT + 3 <= Raw::BITS);
+const _: () = assert!(FLAG_SHIFT + 4 <= Raw::BITS);
 
 /// The most workers a pool runs at once (one below the field's limit, so a
 /// reservation never overflows it).
@@ -70,6 +71,9 @@ pub(crate) const WATCH: Flag = Flag(1);
 pub(crate) const IDLERS: Flag = Flag(2);
 /// The pool is paused: no task starts (see `quiet.rs`).
 pub(crate) const PAUSED: Flag = Flag(4);
+/// The pool is released (a copy of `Adm`'s flag, set before it): a swap that
+/// reserves a worker sees it in the value it replaces (see `lifecycle.rs`).
+pub(crate) const CLOSED: Flag = Flag(8);
 
 /// One value of the workers' word.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -175,6 +179,7 @@ impl core::fmt::Debug for Word {
             .field("watch", &self.has(WATCH))
             .field("idlers", &self.has(IDLERS))
             .field("paused", &self.has(PAUSED))
+            .field("closed", &self.has(CLOSED))
             .finish()
     }
 }
@@ -263,8 +268,9 @@ pub(crate) mod adm {
     pub(crate) const CLOSED: usize = 1 << (usize::BITS - 1);
     /// Submitters wait in the FIFO.
     pub(crate) const WAITERS: usize = 1 << (usize::BITS - 2);
-    /// `wait_idle` callers wait (mirrors `Ctl`'s `IDLERS`, so that a queue
-    /// pool's submitter leaving the push window learns it from its own RMW).
+    /// `wait_idle` callers wait (mirrors `Ctl`'s `IDLERS`, so that an
+    /// unbounded queue's submitter leaving the push window learns it from its
+    /// own RMW).
     pub(crate) const IDLERS: usize = 1 << (usize::BITS - 3);
     /// The pool is paused (mirrors `Ctl`'s `PAUSED`): a hand-off pool admits
     /// nothing, as at capacity.

@@ -3,7 +3,7 @@
 
 use core::time::Duration;
 
-use super::ctl::adm;
+use super::ctl::{CLOSED, adm};
 use super::node::{Chain, Node, state};
 use super::{AbortOnUnwind, ChainOf, Engine, EngineRef, Flavor, Guard, ListOf};
 use crate::clock::{Clock, Instant};
@@ -173,6 +173,17 @@ impl<F: Flavor> Engine<F> {
     /// lookers drain the lane and retire. `false` if it was already closed.
     pub(crate) fn release(&self) -> bool {
         let mut cold = self.cold.lock();
+        // A bounded queue is closed from the inside out, each by a
+        // read-modify-write after the one before: the lane (no push lands
+        // after this), the workers' word (no worker is reserved for a task
+        // after this), then admission. A worker that reads `Adm` closed and
+        // then the lane by RMW counts every push that will ever land
+        // (handshake 2). Other pools count their pushes in `Adm`. (The two
+        // marks change nothing if the pool was closed already.)
+        if self.config.lane_closes() {
+            self.lane.close();
+            self.ctl.set(CLOSED);
+        }
         if self.gate.adm.set(adm::CLOSED) & adm::CLOSED != 0 {
             return false;
         }
@@ -246,6 +257,10 @@ impl<F: Flavor> Engine<F> {
         this.release();
         this.drain_lane(handle, &mut drained);
         this.maybe_quiet();
+        if this.config.lane_closes() {
+            // A releaser may wait for the lane to empty (`drained`).
+            this.wake_drains();
+        }
         drained
     }
 
@@ -288,6 +303,10 @@ impl<F: Flavor> Engine<F> {
             this.let_waiters_in(handle);
         }
         this.maybe_quiet();
+        if cleared > 0 && this.config.lane_closes() && this.is_closed() {
+            // A releaser may wait for the lane to empty (`drained`).
+            this.wake_drains();
+        }
         cleared
     }
 
@@ -308,9 +327,17 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// Whether no worker thread is left, nor reserved, nor can be: no task is
-    /// in flight and no submitter inside its push window.
+    /// in flight, no submitter inside its push window, none in the lane.
+    /// Under this lock, where `live` falls; then the lane before `T` (a task
+    /// is popped by a worker counted in `T` from before its pop until it
+    /// retires), so a task that moves on between the two reads is seen by
+    /// the later one. (The lane is read for a bounded queue: its
+    /// submitters have no window, and a task pushed before the release may
+    /// wait there while its submitter starts a looker for it. In other pools
+    /// `Adm`'s count covers it.)
     fn drained(&self) -> bool {
         self.counters.live.load(Relaxed) == 0
+            && !(self.config.lane_closes() && self.lane.has_tasks())
             && self.ctl.load().threads() == 0
             && self.gate.adm.load() & adm::COUNT == 0
     }
@@ -397,6 +424,12 @@ impl<F: Flavor> Engine<F> {
     /// release go on serving.
     pub(crate) fn reboot(&self) {
         let _cold = self.cold.lock();
+        // Opened with `Adm` last: a submitter that sees `Adm` open finds
+        // the workers' word and the lane open too.
+        if self.config.lane_closes() {
+            self.ctl.clear(CLOSED);
+            self.lane.reopen();
+        }
         self.gate.adm.clear(adm::CLOSED);
     }
 }

@@ -191,6 +191,14 @@ impl Config {
         self.queue_limit == 0 && self.capacity.is_some()
     }
 
+    /// Whether the lane closes on release: a bounded queue's ring, whose mark
+    /// refuses every push after the release (`Ring::close`), so its
+    /// submitters are not counted in and out of a push window
+    /// (`engine/README.md`, handshake 2).
+    pub(crate) const fn lane_closes(&self) -> bool {
+        matches!(self.growth(), Growth::Bounded)
+    }
+
     /// How the lane grows (see `transport.rs`).
     pub(crate) const fn growth(&self) -> Growth {
         match self.queue_limit {

@@ -18,6 +18,15 @@
 //! emptied for the next lap. Stamps are stored minus the slot's index, so every
 //! slot starts from the same value, 0, and an array of them can be made in a
 //! `const` context.
+//!
+//! A ring can be *closed* (crossbeam-channel's array flavour does the same):
+//! [`close`](Ring::close) sets a mark bit in `tail`, between the index and the
+//! lap, with one read-modify-write; a push fails from then on, because the
+//! swap that would claim a slot expects a `tail` without the mark. So every
+//! push either claimed its slot before the mark — and is counted by any later
+//! read of `tail` — or fails and hands its value back. A queue pool closes its
+//! lane on release, instead of counting its submitters in and out of a push
+//! window (see `engine/README.md`, handshake 2).
 
 use core::marker::PhantomData;
 use core::mem::MaybeUninit;
@@ -96,7 +105,10 @@ pub(crate) struct Ring<T, S: Slots<T>> {
     tail: Padded<AtomicUsize>,
     /// The capacity (the number of slots).
     cap: usize,
-    /// A power of two above `cap`: the lap part of an index counts in units of it.
+    /// A power of two above `cap`: the closed mark in `tail`; the bits below
+    /// it are the index.
+    mark: usize,
+    /// Twice `mark`: the lap part of an index counts in units of it.
     one_lap: usize,
     slots: S,
     // `fn() -> T`: the ring is `Send`/`Sync` as its slots are (`T: Send`).
@@ -112,7 +124,8 @@ impl<T, S: Slots<T>> Ring<T, S> {
                 head: Padded::new(AtomicUsize::new(0)),
                 tail: Padded::new(AtomicUsize::new(0)),
                 cap,
-                one_lap: (cap + 1).next_power_of_two(),
+                mark: (cap + 1).next_power_of_two(),
+                one_lap: (cap + 1).next_power_of_two() * 2,
                 slots,
                 _tasks: PhantomData,
             }
@@ -122,7 +135,7 @@ impl<T, S: Slots<T>> Ring<T, S> {
     /// The index that follows `at`: the next slot, or the first of the next lap.
     #[inline]
     fn next(&self, at: usize) -> usize {
-        let index = at & (self.one_lap - 1);
+        let index = at & (self.mark - 1);
         if index + 1 < self.cap {
             at + 1
         } else {
@@ -132,7 +145,7 @@ impl<T, S: Slots<T>> Ring<T, S> {
 
     #[inline]
     fn slot(&self, at: usize) -> (&Slot<T>, usize) {
-        let index = at & (self.one_lap - 1);
+        let index = at & (self.mark - 1);
         let slots = self.slots.slots();
         debug_assert_eq!(slots.len(), self.cap);
         (&slots[index], index)
@@ -163,10 +176,14 @@ impl<T, S: Slots<T>> Ring<T, S> {
         }
     }
 
-    /// Appends `value`, or hands it back if every slot is full.
+    /// Appends `value`, or hands it back if every slot is full or the ring is
+    /// closed ([`is_closed`](Self::is_closed) tells which).
     pub(crate) fn push(&self, mut value: T) -> Result<(), T> {
         let mut tail = self.tail.load(Ordering::Relaxed);
         loop {
+            if tail & self.mark != 0 {
+                return Err(value);
+            }
             let (slot, index) = self.slot(tail);
             let stamp = slot.stamp(index);
             if stamp == tail {
@@ -206,6 +223,9 @@ impl<T, S: Slots<T>> Ring<T, S> {
     pub(crate) fn push_now(&self, mut value: T) -> Result<(), T> {
         let mut tail = self.tail.load(Ordering::Relaxed);
         loop {
+            if tail & self.mark != 0 {
+                return Err(value);
+            }
             let (slot, index) = self.slot(tail);
             if slot.stamp(index) == tail {
                 match self.claim_and_write(tail, value) {
@@ -276,7 +296,7 @@ impl<T, S: Slots<T>> Ring<T, S> {
     /// polling; a `pop` decides.
     #[inline]
     pub(crate) fn looks_empty(&self) -> bool {
-        self.tail.load(Ordering::Relaxed) == self.head.load(Ordering::Relaxed)
+        self.tail.load(Ordering::Relaxed) & !self.mark == self.head.load(Ordering::Relaxed)
     }
 
     /// Whether the ring holds a value (or a push has claimed a slot and is
@@ -285,7 +305,7 @@ impl<T, S: Slots<T>> Ring<T, S> {
     /// control word by a read-modify-write. One of the two sees the other.
     #[inline]
     pub(crate) fn has_tasks(&self) -> bool {
-        let tail = self.tail.fetch_add(0, Ordering::SeqCst);
+        let tail = self.tail.fetch_add(0, Ordering::SeqCst) & !self.mark;
         let head = self.head.load(Ordering::SeqCst);
         tail != head
     }
@@ -315,8 +335,9 @@ impl<T, S: Slots<T>> Ring<T, S> {
             if self.tail.load(Ordering::SeqCst) != tail {
                 continue;
             }
-            let hix = head & (self.one_lap - 1);
-            let tix = tail & (self.one_lap - 1);
+            let tail = tail & !self.mark;
+            let hix = head & (self.mark - 1);
+            let tix = tail & (self.mark - 1);
             return if hix < tix {
                 tix - hix
             } else if hix > tix {
@@ -330,12 +351,34 @@ impl<T, S: Slots<T>> Ring<T, S> {
     }
 }
 
+impl<T, S: Slots<T>> Ring<T, S> {
+    /// Closes the ring: every push from now on fails (see the module docs).
+    /// `tail` is marked by a read-modify-write, so a later read of it — by
+    /// [`has_tasks`](Self::has_tasks), or whoever the closer synchronizes
+    /// with — counts every slot claimed before, written or not.
+    pub(crate) fn close(&self) {
+        self.tail.fetch_or(self.mark, Ordering::SeqCst);
+    }
+
+    /// Opens a closed ring again.
+    pub(crate) fn reopen(&self) {
+        self.tail.fetch_and(!self.mark, Ordering::SeqCst);
+    }
+
+    /// Whether the ring is closed (a push that failed on a closed ring was
+    /// refused for that, not for want of room).
+    #[inline]
+    pub(crate) fn is_closed(&self) -> bool {
+        self.tail.load(Ordering::Acquire) & self.mark != 0
+    }
+}
+
 impl<T, S: Slots<T>> Drop for Ring<T, S> {
     fn drop(&mut self) {
         // Drop the values still in the ring (only tasks no worker was ever
         // started for: see `Transport`'s drop).
         let mut head = self.head.load(Ordering::Relaxed);
-        let tail = self.tail.load(Ordering::Relaxed);
+        let tail = self.tail.load(Ordering::Relaxed) & !self.mark;
         while head != tail {
             let (slot, _) = self.slot(head);
             // SAFETY: `&mut self`: no other thread touches the ring, and every
@@ -398,6 +441,54 @@ mod tests {
             (ring.pop(), ring.pop(), ring.pop()),
             (Some(2), Some(3), None)
         );
+    }
+
+    #[test]
+    fn a_closed_ring_refuses_pushes_and_still_drains() {
+        let ring = Ring::new(boxed_slots::<u32>(3), 3);
+        for lap in 0..3 {
+            ring.push(lap).unwrap();
+            ring.push(lap + 10).unwrap();
+            assert!(!ring.is_closed());
+            ring.close();
+            assert!(ring.is_closed());
+            assert_eq!(ring.push(99), Err(99), "closed: refused");
+            assert_eq!(ring.push_now(98), Err(98), "closed: refused at once too");
+            assert_eq!(
+                (ring.len(), ring.has_tasks(), ring.looks_empty()),
+                (2, true, false)
+            );
+            assert_eq!(ring.pop(), Some(lap));
+            assert_eq!(ring.pop(), Some(lap + 10));
+            assert_eq!(ring.pop(), None);
+            assert_eq!(
+                (ring.len(), ring.has_tasks(), ring.looks_empty()),
+                (0, false, true)
+            );
+            ring.reopen();
+            assert!(!ring.is_closed());
+            // Laps go on where they were: a full ring still reads full.
+            for v in 0..3 {
+                ring.push(v).unwrap();
+            }
+            assert_eq!(ring.push(99), Err(99), "full, not closed");
+            assert!(!ring.is_closed());
+            assert_eq!(ring.len(), 3);
+            for v in 0..3 {
+                assert_eq!(ring.pop(), Some(v));
+            }
+        }
+    }
+
+    #[test]
+    fn closing_keeps_what_is_left_to_drop() {
+        use alloc::sync::Arc;
+        let ring = Ring::new(boxed_slots::<Arc<()>>(2), 2);
+        let token = Arc::new(());
+        ring.push(token.clone()).unwrap();
+        ring.close();
+        drop(ring);
+        assert_eq!(Arc::strong_count(&token), 1);
     }
 
     #[cfg(feature = "std")]
@@ -519,6 +610,29 @@ mod loom_tests {
                 Err(v) => assert_eq!(v, 2),
             }
             assert_eq!(ring.pop(), None);
+        });
+    }
+
+    /// A push racing `close`: it lands before the mark — and `has_tasks`
+    /// after the close counts it, written or not, and a pop gets it once
+    /// written — or it is handed back. Never both, never lost.
+    #[test]
+    fn a_push_racing_close_lands_before_it_or_comes_back() {
+        model(|| {
+            let ring: Arc<Ring<u32, [Slot<u32>; 2]>> =
+                Arc::new(Ring::new([Slot::new(), Slot::new()], 2));
+            let r = ring.clone();
+            let pusher = loom::thread::spawn(move || r.push(5));
+            ring.close();
+            let counted = ring.has_tasks();
+            let pushed = pusher.join().unwrap();
+            assert_eq!(
+                pushed.is_ok(),
+                counted,
+                "a push that landed is counted, one that failed is not"
+            );
+            assert_eq!(ring.pop(), pushed.ok().map(|()| 5));
+            assert_eq!(ring.push(6), Err(6));
         });
     }
 

@@ -3,8 +3,10 @@
 //!
 //! 1. **Admit** (one swap on the admission word): refused if the pool is
 //!    closed, if submitters wait (none may be passed), or — in a hand-off pool —
-//!    if `capacity` tasks are in flight. Other pools only count the submitter
-//!    in, so a release can tell when no push is on its way.
+//!    if `capacity` tasks are in flight. An unbounded queue only counts the
+//!    submitter in, so a release can tell when no push is on its way. A
+//!    bounded queue only loads the word: its lane refuses a push once the pool
+//!    is released (the ring's mark), which a push window did before.
 //! 2. **Place**: a new worker carrying the task, if none is idle, no busy one
 //!    may be left it, and the pool has room for another; otherwise push it into
 //!    the lane (a full bounded queue refuses: saturated).
@@ -20,7 +22,7 @@
 
 use core::ptr::NonNull;
 
-use super::ctl::{PAUSED, WATCH, Word, adm};
+use super::ctl::{CLOSED, PAUSED, WATCH, Word, adm};
 use super::node::{Node, state};
 use super::watch::BACKLOG_PER_BUSY;
 use super::{Engine, EngineRef, Flavor, Guard, Mode, NodeOf, launch};
@@ -131,6 +133,20 @@ impl<F: Flavor> Engine<F> {
         handle: &H,
         task: F::Task,
     ) -> Attempt<F::Task> {
+        if self.config.lane_closes() {
+            // A bounded queue: the lane itself refuses a push once the pool is
+            // released, so the submitter is not counted in a push window. The
+            // flags are read by a load (a submitter that passes a waiter
+            // linking itself at this moment is one the CAS could pass too).
+            let a = self.gate.adm.load();
+            if self.refuses(a) {
+                return match a & adm::CLOSED {
+                    0 => Attempt::Saturated(task),
+                    _ => Attempt::Done(Err(SubmitError::Closed(task))),
+                };
+            }
+            return self.place(handle, task);
+        }
         if let Err(a) = self.gate.adm.enter(|a| self.refuses(a)) {
             return match a & adm::CLOSED {
                 0 => Attempt::Saturated(task),
@@ -163,8 +179,13 @@ impl<F: Flavor> Engine<F> {
                     self.ensure_taker(handle);
                     return Attempt::Done(Ok(()));
                 }
-                // A bounded queue is full.
-                Err(back) if !self.config.handoff() => return Attempt::Saturated(back),
+                // A bounded queue is full — or closed, if it refused for that.
+                Err(back) if !self.config.handoff() => {
+                    return match self.lane.is_closed() {
+                        true => Attempt::Done(Err(SubmitError::Closed(back))),
+                        false => Attempt::Saturated(back),
+                    };
+                }
                 // A hand-off pool's lane holds every task it admits: full only
                 // for the moment a worker takes to empty the slot it claimed.
                 Err(back) => {
@@ -178,11 +199,14 @@ impl<F: Flavor> Engine<F> {
     /// Whether a task, on the word `w`, should get a new worker of its own:
     /// nobody parked, every looker has a task in the lane already, no busy
     /// worker it may be left to, room for another worker, and the pool is not
-    /// paused (a paused pool's tasks wait in the lane). (Deciding before the
+    /// paused (a paused pool's tasks wait in the lane) nor released (a
+    /// release may have seen no thread and returned: the task goes to the
+    /// lane, which a released queue pool's refuses). (Deciding before the
     /// push is what lets a failed start hand the task back.)
     #[inline]
     pub(super) fn spawn_for(&self, w: Word) -> bool {
         !w.has(PAUSED)
+            && !w.has(CLOSED)
             && w.parked() == 0
             && w.threads() < self.limit()
             && !self.lookers_cover(w, self.lane.len() + 1)
@@ -235,13 +259,13 @@ impl<F: Flavor> Engine<F> {
                 // is kept for it — started now if there is none, kept from
                 // expiry (`reap`) — for `release`, which ends a pause without
                 // a handle to start workers with, wakes parked ones.
-                if w.threads() == 0
-                    && self
+                if w.threads() == 0 {
+                    let reserved = self
                         .ctl
-                        .update(|w| (w.threads() == 0).then(|| w.add_threads(1).add_lookers(1)))
-                        .is_ok()
-                {
-                    self.start_looker(handle);
+                        .update(|w| (w.threads() == 0).then(|| w.add_threads(1).add_lookers(1)));
+                    if let Ok((old, _)) = reserved {
+                        self.start_reserved_looker(handle, old);
+                    }
                 }
                 return;
             }
@@ -265,10 +289,31 @@ impl<F: Flavor> Engine<F> {
                 (w.parked() == 0 && w.threads() < self.limit())
                     .then(|| w.add_threads(1).add_lookers(1))
             });
-            if reserved.is_ok() && !self.start_looker(handle) {
-                return; // no thread: the task waits for a worker to free up
+            if let Ok((old, _)) = reserved {
+                if !self.start_reserved_looker(handle, old) {
+                    // No thread (the task waits for a worker to free up), or
+                    // released with the lane empty.
+                    return;
+                }
             }
         }
+    }
+
+    /// Starts the looker that the swap from `old` reserved. If that swap found
+    /// the pool released, only while tasks wait in the lane: the release may
+    /// have seen the lane empty and no thread, and returned (it reads the
+    /// lane, then `T`, under the lock: our swap, then our read of the lane,
+    /// which only drains once released, so it waits for the looker if we see
+    /// a task). `false`, reservation given back, if no looker started.
+    fn start_reserved_looker<H: EngineRef<Self>>(&self, handle: &H, old: Word) -> bool {
+        if old.has(CLOSED) && !self.lane.has_tasks() {
+            // Given back as a failed start gives it back (`unreserve` counts
+            // a thread gone, and wakes a releaser waiting for that).
+            self.counters.live.fetch_add(1, Relaxed);
+            self.unreserve(handle, false);
+            return false;
+        }
+        self.start_looker(handle)
     }
 
     /// Wakes a parked worker as a looker (`S+1`: parked → looking), decided

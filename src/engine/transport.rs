@@ -186,6 +186,28 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
         false
     }
 
+    /// Closes a bounded lane: every push from now on fails, and every push
+    /// that claimed a slot before is counted by a later
+    /// [`has_tasks`](Self::has_tasks) (see [`Ring::close`]). Only the ring has
+    /// a mark: a lane that may spill is never closed (its pools count their
+    /// pushes in and out instead).
+    pub(crate) fn close(&self) {
+        #[cfg(feature = "alloc")]
+        debug_assert!(!self.may_spill, "antpool: only a bounded lane closes");
+        self.ring.close();
+    }
+
+    /// Opens a closed lane again.
+    pub(crate) fn reopen(&self) {
+        self.ring.reopen();
+    }
+
+    /// Whether the lane is closed: a push it refused was refused for that.
+    #[inline]
+    pub(crate) fn is_closed(&self) -> bool {
+        self.ring.is_closed()
+    }
+
     /// About how many tasks wait (exact when nothing moves).
     pub(crate) fn len(&self) -> usize {
         let ring = self.ring.len();

@@ -273,18 +273,16 @@ impl<F: Flavor> Waiting<F> {
                 }
             });
         }
-        // A queue pool: into the push window (refused only once closed, so a
-        // release waits for the push), push, out; then free the reservation.
-        let outcome = match this.gate.adm.enter(|a| a & adm::CLOSED != 0) {
-            Err(_) => Ok(Err(SubmitError::Closed(task))),
-            Ok(_) => {
-                let placed = this.place(handle, task);
-                this.leave_admission();
-                match placed {
-                    Attempt::Done(result) => Ok(result),
-                    Attempt::Saturated(task) => Err(task),
-                }
-            }
+        // A bounded queue (an unbounded one never makes anyone wait): its lane
+        // refuses the push once the pool is released, so no push window is
+        // needed; then free the reservation.
+        debug_assert!(
+            this.config.lane_closes(),
+            "antpool: only a bounded queue waits for room"
+        );
+        let outcome = match this.place(handle, task) {
+            Attempt::Done(result) => Ok(result),
+            Attempt::Saturated(task) => Err(task),
         };
         let mut cold = this.cold.lock();
         cold.reserved -= 1;
