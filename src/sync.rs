@@ -8,11 +8,16 @@
 /// (Only the heap faces use it: the spill flag, `MultiPool`.)
 #[cfg(all(not(antpool_loom), feature = "alloc"))]
 pub(crate) use portable_atomic::AtomicBool;
+/// (Only the heap faces use it: the lane's list of blocks.)
+#[cfg(all(not(antpool_loom), feature = "alloc"))]
+pub(crate) use portable_atomic::AtomicPtr;
 #[cfg(not(antpool_loom))]
 pub(crate) use portable_atomic::{AtomicU8, AtomicUsize, Ordering, fence};
 
 #[cfg(antpool_loom)]
-pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering, fence};
+pub(crate) use loom::sync::atomic::{
+    AtomicBool, AtomicPtr, AtomicU8, AtomicUsize, Ordering, fence,
+};
 
 #[cfg(antpool_loom)]
 pub(crate) use loom::sync::atomic::AtomicU64 as AtomicWord;
@@ -40,6 +45,52 @@ pub(crate) fn spin_hint() {
     core::hint::spin_loop();
     #[cfg(antpool_loom)]
     loom::thread::yield_now();
+}
+
+/// A backoff for waiting on another thread that is a few instructions from
+/// done — a lost compare-and-swap's winner, a pusher between its claim and its
+/// write — crossbeam's `Backoff`: [`spin`](Self::spin) doubles a run of
+/// `spin_loop` hints up to 64; [`snooze`](Self::snooze) does too, then (with
+/// `std`) yields the CPU, since on a small machine the thread waited for may
+/// have been preempted and need this very CPU to finish. (Without `std` there
+/// is nothing to yield to; under loom every round yields to the model.)
+#[cfg(feature = "alloc")]
+pub(crate) struct Backoff {
+    step: u32,
+}
+
+#[cfg(feature = "alloc")]
+impl Backoff {
+    const SPIN_LIMIT: u32 = 6;
+
+    pub(crate) fn new() -> Self {
+        Backoff { step: 0 }
+    }
+
+    /// After a lost compare-and-swap: spins a little longer each time.
+    #[inline]
+    pub(crate) fn spin(&mut self) {
+        #[cfg(not(antpool_loom))]
+        for _ in 0..1u32 << self.step.min(Self::SPIN_LIMIT) {
+            core::hint::spin_loop();
+        }
+        #[cfg(antpool_loom)]
+        loom::thread::yield_now();
+        if self.step <= Self::SPIN_LIMIT {
+            self.step += 1;
+        }
+    }
+
+    /// While waiting for another thread to finish a step: spins, then yields.
+    #[inline]
+    pub(crate) fn snooze(&mut self) {
+        #[cfg(all(not(antpool_loom), feature = "std"))]
+        if self.step > Self::SPIN_LIMIT {
+            std::thread::yield_now();
+            return;
+        }
+        self.spin();
+    }
 }
 
 /// An `UnsafeCell` with loom's closure-based API, so loom checks the accesses

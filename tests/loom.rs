@@ -513,12 +513,12 @@ fn a_looker_reserved_after_the_release_emptied_the_lane_never_starts() {
 
 #[test]
 fn release_racing_a_queued_submit_runs_or_returns_the_task() {
-    // An unbounded queue: the push window (handshake 2) keeps the last worker until a
-    // submit admitted before the release has pushed; the release waits for it.
-    // The last worker stays parked while the submitter is inside its window,
-    // and the submitter's leave settles it. (When it stayed by yielding and
-    // looking again instead, loom found a path that went round that loop past
-    // its branch limit; passes at bound 2 too, in ~80 s.)
+    // An unbounded queue: the release closes the list too (its mark), so a
+    // push lands before it — and the last worker stays for it — or fails
+    // `Closed`. (Without the list's close, loom finds the task stranded. When
+    // this pool had a push window and its last worker stayed by yielding and
+    // looking again, loom found a path that went round that loop past its
+    // branch limit.)
     check("release vs queued submit", || {
         release_racing_a_submit(usize::MAX);
     });

@@ -28,7 +28,7 @@
 //!
 //! | field | meaning |
 //! |---|---|
-//! | `count` (A) | hand-off pools: tasks admitted and not finished (at most the capacity); unbounded queues: submitters between their admission and the end of their push; bounded queues: 0 but for an interrupt's submit (their lane closes instead: `ring.rs`) |
+//! | `count` (A) | hand-off pools: tasks admitted and not finished (at most the capacity); other pools: 0, but for an interrupt's submit between its admission and the end of its push (their lane closes on release instead: `ring.rs`, `list.rs`) |
 //! | `CLOSED` | the pool is released: nothing is admitted |
 //! | `WAITERS` | submitters wait in the cold lock's FIFO: no newcomer may pass them |
 //! | `IDLERS` | `wait_idle` callers wait (a copy of `Ctl`'s flag, which a queue pool's submitter reads in its leave) |
@@ -71,8 +71,9 @@ pub(crate) const WATCH: Flag = Flag(1);
 pub(crate) const IDLERS: Flag = Flag(2);
 /// The pool is paused: no task starts (see `quiet.rs`).
 pub(crate) const PAUSED: Flag = Flag(4);
-/// The pool is released (a copy of `Adm`'s flag, set before it): a swap that
-/// reserves a worker sees it in the value it replaces (see `lifecycle.rs`).
+/// The pool is released (a copy of `Adm`'s flag, set before it; not in a
+/// hand-off pool): a swap that reserves a worker sees it in the value it
+/// replaces (see `lifecycle.rs`).
 pub(crate) const CLOSED: Flag = Flag(8);
 
 /// One value of the workers' word.
@@ -268,9 +269,9 @@ pub(crate) mod adm {
     pub(crate) const CLOSED: usize = 1 << (usize::BITS - 1);
     /// Submitters wait in the FIFO.
     pub(crate) const WAITERS: usize = 1 << (usize::BITS - 2);
-    /// `wait_idle` callers wait (mirrors `Ctl`'s `IDLERS`, so that an
-    /// unbounded queue's submitter leaving the push window learns it from its
-    /// own RMW).
+    /// `wait_idle` callers wait (mirrors `Ctl`'s `IDLERS`, so that whoever
+    /// brings the count to 0 — a hand-off task, an interrupt's submit leaving
+    /// its push window — learns it from its own RMW).
     pub(crate) const IDLERS: usize = 1 << (usize::BITS - 3);
     /// The pool is paused (mirrors `Ctl`'s `PAUSED`): a hand-off pool admits
     /// nothing, as at capacity.

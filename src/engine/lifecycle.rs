@@ -173,12 +173,12 @@ impl<F: Flavor> Engine<F> {
     /// lookers drain the lane and retire. `false` if it was already closed.
     pub(crate) fn release(&self) -> bool {
         let mut cold = self.cold.lock();
-        // A bounded queue is closed from the inside out, each by a
+        // A pool other than a hand-off one is closed from the inside out, each by a
         // read-modify-write after the one before: the lane (no push lands
         // after this), the workers' word (no worker is reserved for a task
         // after this), then admission. A worker that reads `Adm` closed and
         // then the lane by RMW counts every push that will ever land
-        // (handshake 2). Other pools count their pushes in `Adm`. (The two
+        // (handshake 2). A hand-off pool counts its tasks in `Adm`. (The two
         // marks change nothing if the pool was closed already.)
         if self.config.lane_closes() {
             self.lane.close();
@@ -331,10 +331,10 @@ impl<F: Flavor> Engine<F> {
     /// Under this lock, where `live` falls; then the lane before `T` (a task
     /// is popped by a worker counted in `T` from before its pop until it
     /// retires), so a task that moves on between the two reads is seen by
-    /// the later one. (The lane is read for a bounded queue: its
+    /// the later one. (The lane is read but in a hand-off pool: other pools'
     /// submitters have no window, and a task pushed before the release may
-    /// wait there while its submitter starts a looker for it. In other pools
-    /// `Adm`'s count covers it.)
+    /// wait there while its submitter starts a looker for it. In a hand-off
+    /// pool `Adm`'s count covers it.)
     fn drained(&self) -> bool {
         self.counters.live.load(Relaxed) == 0
             && !(self.config.lane_closes() && self.lane.has_tasks())

@@ -7,7 +7,7 @@
 //! | file | idea |
 //! |---|---|
 //! | `ctl.rs` | the control words: every decision is one compare-and-swap on one |
-//! | `ring.rs`, `transport.rs` | the lane: the lock-free FIFO that carries tasks to workers |
+//! | `ring.rs`, `list.rs`, `transport.rs` | the lane: the lock-free FIFOs that carry tasks to workers |
 //! | `submit.rs` | admission, the push, and seeing that a worker will take the task |
 //! | `isr.rs` | submitting from an interrupt handler: to a parked worker, or back at once |
 //! | `waiters.rs` | the FIFO of blocked submitters |
@@ -41,6 +41,8 @@ mod ctl;
 mod isr;
 mod launch;
 mod lifecycle;
+#[cfg(feature = "alloc")]
+mod list;
 mod node;
 mod padded;
 mod quiet;
@@ -191,12 +193,13 @@ impl Config {
         self.queue_limit == 0 && self.capacity.is_some()
     }
 
-    /// Whether the lane closes on release: a bounded queue's ring, whose mark
-    /// refuses every push after the release (`Ring::close`), so its
-    /// submitters are not counted in and out of a push window
-    /// (`engine/README.md`, handshake 2).
+    /// Whether the lane closes on release: every pool but a hand-off one. Its
+    /// ring's and list's marks refuse every push after the release
+    /// (`Ring::close`, `List::close`), so its submitters are not counted in
+    /// and out of a push window (`engine/README.md`, handshake 2). A hand-off
+    /// pool counts its tasks in flight anyway.
     pub(crate) const fn lane_closes(&self) -> bool {
-        matches!(self.growth(), Growth::Bounded)
+        !self.handoff()
     }
 
     /// How the lane grows (see `transport.rs`).

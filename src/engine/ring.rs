@@ -494,49 +494,74 @@ mod tests {
     #[cfg(feature = "std")]
     #[test]
     fn many_threads_each_value_once() {
-        use std::sync::Arc;
-        use std::vec::Vec;
-        let ring = Arc::new(Ring::new(boxed_slots::<usize>(8), 8));
-        let per = if cfg!(miri) { 200 } else { 20_000 };
-        let producers: Vec<_> = (0..2)
-            .map(|p| {
-                let ring = ring.clone();
-                std::thread::spawn(move || {
-                    for i in 0..per {
-                        let mut v = p * per + i;
-                        while let Err(back) = ring.push(v) {
-                            v = back;
-                            std::thread::yield_now();
-                        }
-                    }
-                })
-            })
-            .collect();
-        let consumers: Vec<_> = (0..2)
-            .map(|_| {
-                let ring = ring.clone();
-                std::thread::spawn(move || {
-                    let mut got = Vec::new();
-                    while got.len() < per {
-                        match ring.pop() {
-                            Some(v) => got.push(v),
-                            None => std::thread::yield_now(),
-                        }
-                    }
-                    got
-                })
-            })
-            .collect();
-        for p in producers {
-            p.join().unwrap();
-        }
-        let mut all: Vec<usize> = consumers
-            .into_iter()
-            .flat_map(|c| c.join().unwrap())
-            .collect();
-        all.sort_unstable();
-        assert_eq!(all, (0..2 * per).collect::<Vec<_>>());
+        let ring = std::sync::Arc::new(Ring::new(boxed_slots::<usize>(8), 8));
+        let (push, pop) = (ring.clone(), ring);
+        super::each_value_once(move |v| push.push(v), move || pop.pop());
     }
+}
+
+/// Two producers push `0..2 * per` through `push` (retrying a value handed
+/// back), two consumers take them through `pop`: every value comes out once.
+/// (The stress test of the engine's FIFOs: the ring's and the list's.)
+#[cfg(all(test, feature = "std", not(antpool_loom)))]
+pub(super) fn each_value_once(
+    push: impl Fn(usize) -> Result<(), usize> + Send + Sync + 'static,
+    pop: impl Fn() -> Option<usize> + Send + Sync + 'static,
+) {
+    use std::sync::Arc;
+    use std::vec::Vec;
+    let per = if cfg!(miri) { 200 } else { 20_000 };
+    let (push, pop) = (Arc::new(push), Arc::new(pop));
+    let producers: Vec<_> = (0..2)
+        .map(|p| {
+            let push = push.clone();
+            std::thread::spawn(move || {
+                for i in 0..per {
+                    let mut v = p * per + i;
+                    while let Err(back) = push(v) {
+                        v = back;
+                        std::thread::yield_now();
+                    }
+                }
+            })
+        })
+        .collect();
+    let consumers: Vec<_> = (0..2)
+        .map(|_| {
+            let pop = pop.clone();
+            std::thread::spawn(move || {
+                let mut got = Vec::new();
+                while got.len() < per {
+                    match pop() {
+                        Some(v) => got.push(v),
+                        None => std::thread::yield_now(),
+                    }
+                }
+                got
+            })
+        })
+        .collect();
+    for p in producers {
+        p.join().unwrap();
+    }
+    let mut all: Vec<usize> = consumers
+        .into_iter()
+        .flat_map(|c| c.join().unwrap())
+        .collect();
+    all.sort_unstable();
+    assert_eq!(all, (0..2 * per).collect::<Vec<_>>());
+}
+
+/// Runs `f` under loom with the preemption bound of the FIFOs' own models
+/// (`LOOM_MAX_PREEMPTIONS`, default 2 here: the ring and the list are small).
+#[cfg(all(test, antpool_loom))]
+pub(super) fn loom_model(f: impl Fn() + Sync + Send + 'static) {
+    let mut builder = loom::model::Builder::new();
+    builder.max_branches = 10_000;
+    if builder.preemption_bound.is_none() {
+        builder.preemption_bound = Some(2);
+    }
+    builder.check(f);
 }
 
 /// The ring under loom: every interleaving of two pushers and a popper on a
@@ -546,16 +571,7 @@ mod loom_tests {
     use super::*;
     use loom::sync::Arc;
 
-    /// Runs `f` under loom with the preemption bound the engine's models use
-    /// (`LOOM_MAX_PREEMPTIONS`, default 2 here: the ring is small).
-    fn model(f: impl Fn() + Sync + Send + 'static) {
-        let mut builder = loom::model::Builder::new();
-        builder.max_branches = 10_000;
-        if builder.preemption_bound.is_none() {
-            builder.preemption_bound = Some(2);
-        }
-        builder.check(f);
-    }
+    use super::loom_model as model;
 
     #[test]
     fn concurrent_pushers_each_get_a_slot() {

@@ -3,10 +3,9 @@
 //!
 //! 1. **Admit** (one swap on the admission word): refused if the pool is
 //!    closed, if submitters wait (none may be passed), or — in a hand-off pool —
-//!    if `capacity` tasks are in flight. An unbounded queue only counts the
-//!    submitter in, so a release can tell when no push is on its way. A
-//!    bounded queue only loads the word: its lane refuses a push once the pool
-//!    is released (the ring's mark), which a push window did before.
+//!    if `capacity` tasks are in flight. Other pools only load the word: their
+//!    lane refuses a push once the pool is released (the ring's and the list's
+//!    marks), so no count of submitters on their way is needed.
 //! 2. **Place**: a new worker carrying the task, if none is idle, no busy one
 //!    may be left it, and the pool has room for another; otherwise push it into
 //!    the lane (a full bounded queue refuses: saturated).
@@ -134,8 +133,8 @@ impl<F: Flavor> Engine<F> {
         task: F::Task,
     ) -> Attempt<F::Task> {
         if self.config.lane_closes() {
-            // A bounded queue: the lane itself refuses a push once the pool is
-            // released, so the submitter is not counted in a push window. The
+            // Not a hand-off pool: the lane itself refuses a push once the pool
+            // is released, so the submitter is not counted in a push window. The
             // flags are read by a load (a submitter that passes a waiter
             // linking itself at this moment is one the CAS could pass too).
             let a = self.gate.adm.load();
@@ -179,7 +178,7 @@ impl<F: Flavor> Engine<F> {
                     self.ensure_taker(handle);
                     return Attempt::Done(Ok(()));
                 }
-                // A bounded queue is full — or closed, if it refused for that.
+                // A bounded queue is full — or the lane closed, if it refused for that.
                 Err(back) if !self.config.handoff() => {
                     return match self.lane.is_closed() {
                         true => Attempt::Done(Err(SubmitError::Closed(back))),

@@ -13,9 +13,13 @@
 //!
 //! Spilling is for good: from the first spill on, every push goes to the spill
 //! queue, so a submitter's tasks stay in order (the ring's are older), and a
-//! pop takes from the ring first. The spill queue is crossbeam's `SegQueue`:
-//! lock-free, a block allocated per 31 tasks — a well-kept crate doing what we
-//! would otherwise write and verify ourselves.
+//! pop takes from the ring first. The spill queue is a [`List`](super::list::List): crossbeam's
+//! `SegQueue` (lock-free, a block allocated per 31 tasks) with a close mark,
+//! which `SegQueue` lacks.
+//!
+//! A queue pool's lane can be *closed* ([`close`](Transport::close)): both the
+//! ring and the list refuse every push from then on, so a release needs no
+//! count of submitters on their way (`engine/README.md`, handshake 2).
 
 use super::ring::{Ring, Slots};
 #[cfg(feature = "alloc")]
@@ -27,31 +31,46 @@ use crate::sync::{Ordering, fence};
 #[cfg(feature = "alloc")]
 pub(crate) const MAX_RING: usize = 1024;
 
-/// The unbounded queue behind a ring: crossbeam's lock-free `SegQueue`.
+/// The unbounded queue behind a ring.
 #[cfg(all(feature = "alloc", not(antpool_loom)))]
-type Spill<T> = crossbeam_queue::SegQueue<T>;
+type Spill<T> = super::list::List<T>;
 
-/// Under loom, a stand-in for `SegQueue` that loom can see (its own code is
-/// crossbeam's to verify).
+/// Under loom, a stand-in for the [`List`](super::list::List) (whose own models are in
+/// `list.rs`): a queue and a closed flag under a loom mutex, so the engine's
+/// models do not spend their interleavings inside the list.
 #[cfg(all(feature = "alloc", antpool_loom))]
-struct Spill<T>(loom::sync::Mutex<alloc::collections::VecDeque<T>>);
+struct Spill<T>(loom::sync::Mutex<(alloc::collections::VecDeque<T>, bool)>);
 
 #[cfg(all(feature = "alloc", antpool_loom))]
 impl<T> Spill<T> {
     fn new() -> Self {
-        Spill(loom::sync::Mutex::new(alloc::collections::VecDeque::new()))
+        Spill(loom::sync::Mutex::new((
+            alloc::collections::VecDeque::new(),
+            false,
+        )))
     }
-    fn push(&self, value: T) {
-        self.0.lock().unwrap().push_back(value);
+    fn push(&self, value: T) -> Result<(), T> {
+        let mut list = self.0.lock().unwrap();
+        if list.1 {
+            return Err(value);
+        }
+        list.0.push_back(value);
+        Ok(())
     }
     fn pop(&self) -> Option<T> {
-        self.0.lock().unwrap().pop_front()
+        self.0.lock().unwrap().0.pop_front()
     }
     fn is_empty(&self) -> bool {
-        self.0.lock().unwrap().is_empty()
+        self.0.lock().unwrap().0.is_empty()
     }
     fn len(&self) -> usize {
-        self.0.lock().unwrap().len()
+        self.0.lock().unwrap().0.len()
+    }
+    fn close(&self) {
+        self.0.lock().unwrap().1 = true;
+    }
+    fn reopen(&self) {
+        self.0.lock().unwrap().1 = false;
     }
 }
 
@@ -96,20 +115,23 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
         }
     }
 
-    /// Adds a task; hands it back only when a bounded lane is full.
+    /// Adds a task; hands it back when a bounded lane is full, or the lane is
+    /// closed ([`is_closed`](Self::is_closed) tells which).
     #[inline]
     pub(crate) fn push(&self, task: T) -> Result<(), T> {
         #[cfg(feature = "alloc")]
         if self.may_spill {
             if self.spilling.load(Ordering::Relaxed) {
-                self.spill.push(task);
-                return Ok(());
+                return self.spill.push(task);
             }
-            if let Err(task) = self.ring.push(task) {
-                self.spilling.store(true, Ordering::Release);
-                self.spill.push(task);
-            }
-            return Ok(());
+            return match self.ring.push(task) {
+                Ok(()) => Ok(()),
+                Err(task) if self.ring.is_closed() => Err(task),
+                Err(task) => {
+                    self.spilling.store(true, Ordering::Release);
+                    self.spill.push(task)
+                }
+            };
         }
         self.ring.push(task)
     }
@@ -186,19 +208,21 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
         false
     }
 
-    /// Closes a bounded lane: every push from now on fails, and every push
-    /// that claimed a slot before is counted by a later
-    /// [`has_tasks`](Self::has_tasks) (see [`Ring::close`]). Only the ring has
-    /// a mark: a lane that may spill is never closed (its pools count their
-    /// pushes in and out instead).
+    /// Closes the lane: every push from now on fails, and every push that
+    /// claimed a slot before is counted by a later
+    /// [`has_tasks`](Self::has_tasks) of a reader that synchronized with the
+    /// closer (see [`Ring::close`]). The ring first, then the spill queue: a
+    /// push the spill queue refused finds the ring closed.
     pub(crate) fn close(&self) {
-        #[cfg(feature = "alloc")]
-        debug_assert!(!self.may_spill, "antpool: only a bounded lane closes");
         self.ring.close();
+        #[cfg(feature = "alloc")]
+        self.spill.close();
     }
 
     /// Opens a closed lane again.
     pub(crate) fn reopen(&self) {
+        #[cfg(feature = "alloc")]
+        self.spill.reopen();
         self.ring.reopen();
     }
 

@@ -1,0 +1,546 @@
+//! [`List`]: an unbounded, lock-free, multi-producer multi-consumer FIFO that
+//! can be *closed* — the spill queue behind the ring, and the whole lane of an
+//! unbounded queue.
+//!
+//! The algorithm is crossbeam's `SegQueue` (crossbeam-queue 0.3, MIT or
+//! Apache-2.0, © The Crossbeam Project Developers), with the close that
+//! crossbeam-channel's list flavour adds to it: a linked list of blocks of
+//! `BLOCK_CAP` slots; a push claims a slot with one compare-and-swap on the
+//! tail index and publishes it with one `fetch_or` of the slot's state, and a
+//! pop does the same on the head index. The pusher that claims a block's last
+//! slot installs the next block; the popper that reads it (or the last reader
+//! of a block, through the slots' `READ` and `DESTROY` bits) frees it.
+//!
+//! Written here rather than used from `crossbeam-queue` for the close:
+//! [`close`](List::close) sets a mark bit in the tail index (its lowest bit,
+//! which `SegQueue` leaves unused) by one read-modify-write, and a push fails
+//! from then on, because the swap that claims a slot expects an index without
+//! the mark; the index moves past a block's end by `fetch_add`, which keeps the
+//! mark. So every push claimed its slot before the mark or is handed back — a
+//! pool closes its lane on release instead of counting submitters in and out
+//! of a push window (`engine/README.md`, handshake 2). And it runs under loom
+//! (`loom_tests` below, with blocks of three slots).
+
+// Under loom the engine's models use a stand-in for the list (see
+// `transport.rs`); the list itself is checked by its own models below.
+#![cfg_attr(antpool_loom, allow(dead_code))]
+
+use alloc::boxed::Box;
+use core::mem::MaybeUninit;
+use core::ptr;
+
+use crate::sync::{AtomicPtr, AtomicUsize, Backoff, Cell, Ordering, fence};
+
+use super::padded::Padded;
+
+// A slot's state bits: the value is written; it has been read; the block is
+// being destroyed and the slot's reader must finish that.
+const WRITE: usize = 1;
+const READ: usize = 2;
+const DESTROY: usize = 4;
+
+/// Indices per block: one more than its slots (the last index of each lap
+/// stands for "moving to the next block").
+#[cfg(not(antpool_loom))]
+const LAP: usize = 32;
+/// Under loom, small blocks, so a model crosses a block's end in a few pushes.
+#[cfg(antpool_loom)]
+const LAP: usize = 4;
+/// Slots per block.
+const BLOCK_CAP: usize = LAP - 1;
+/// The low index bits kept for flags: `HAS_NEXT` in the head, `MARK` in the tail.
+const SHIFT: usize = 1;
+/// Head: the head block is not the last one.
+const HAS_NEXT: usize = 1;
+/// Tail: the list is closed.
+const MARK: usize = 1;
+
+/// One slot: a value and its state.
+struct Slot<T> {
+    value: Cell<MaybeUninit<T>>,
+    state: AtomicUsize,
+}
+
+impl<T> Slot<T> {
+    fn new() -> Self {
+        Slot {
+            value: Cell::new(MaybeUninit::uninit()),
+            state: AtomicUsize::new(0),
+        }
+    }
+
+    /// Waits until the slot's pusher has written it (it claimed the slot
+    /// before the popper did, and is a few instructions from done).
+    fn wait_write(&self) {
+        let mut backoff = Backoff::new();
+        while self.state.load(Ordering::Acquire) & WRITE == 0 {
+            backoff.snooze();
+        }
+    }
+}
+
+/// A block of slots, linked to the next.
+struct Block<T> {
+    next: AtomicPtr<Block<T>>,
+    slots: [Slot<T>; BLOCK_CAP],
+}
+
+impl<T> Block<T> {
+    fn new() -> Box<Self> {
+        Box::new(Block {
+            next: AtomicPtr::new(ptr::null_mut()),
+            slots: core::array::from_fn(|_| Slot::new()),
+        })
+    }
+
+    /// Waits until the next block is linked (its installer claimed this
+    /// block's last slot, and links it right after).
+    fn wait_next(&self) -> *mut Block<T> {
+        let mut backoff = Backoff::new();
+        loop {
+            let next = self.next.load(Ordering::Acquire);
+            if !next.is_null() {
+                return next;
+            }
+            backoff.snooze();
+        }
+    }
+
+    /// Frees the block once every slot from `start` on has been read: a slot
+    /// still being read gets `DESTROY`, and its reader frees the block then.
+    ///
+    /// # Safety
+    ///
+    /// `this` is a block every slot of which below `start` has been read, and
+    /// whose last slot's reader (or the reader of slot `start - 1`, which saw
+    /// `DESTROY`) calls this, once.
+    unsafe fn destroy(this: *mut Block<T>, start: usize) {
+        // The last slot need not be marked: its reader started the destruction.
+        for i in start..BLOCK_CAP - 1 {
+            // SAFETY: the block is live until this function frees it (per the
+            // contract, nobody else frees it meanwhile).
+            let slot = unsafe { &(*this).slots[i] };
+            if slot.state.load(Ordering::Acquire) & READ == 0
+                && slot.state.fetch_or(DESTROY, Ordering::AcqRel) & READ == 0
+            {
+                // Still being read: its reader finishes the destruction.
+                return;
+            }
+        }
+        // SAFETY: every slot has been read and nobody else holds the block:
+        // it was made by `Box::into_raw` in `push`.
+        drop(unsafe { Box::from_raw(this) });
+    }
+}
+
+/// An index and the block it falls in.
+struct Position<T> {
+    index: AtomicUsize,
+    block: AtomicPtr<Block<T>>,
+}
+
+impl<T> Position<T> {
+    maybe_const_fn! {
+        fn new() -> Self {
+            Position {
+                index: AtomicUsize::new(0),
+                block: AtomicPtr::new(ptr::null_mut()),
+            }
+        }
+    }
+}
+
+/// An unbounded lock-free FIFO that can be closed (see the module docs).
+pub(crate) struct List<T> {
+    head: Padded<Position<T>>,
+    tail: Padded<Position<T>>,
+    // `fn() -> T`: the list is `Send`/`Sync` as `T: Send` allows (below).
+    _values: core::marker::PhantomData<fn() -> T>,
+}
+
+// SAFETY: values move from the thread that pushes them to the one that pops
+// them; the list never shares a `&T`.
+unsafe impl<T: Send> Send for List<T> {}
+// SAFETY: as for `Send`: each slot has one writer (its claimer through the
+// tail) and then one reader (its claimer through the head), ordered by the
+// slot's state.
+unsafe impl<T: Send> Sync for List<T> {}
+
+impl<T> List<T> {
+    maybe_const_fn! {
+        /// An empty, open list. (It allocates its first block on the first push.)
+        pub(crate) fn new() -> Self {
+            List {
+                head: Padded::new(Position::new()),
+                tail: Padded::new(Position::new()),
+                _values: core::marker::PhantomData,
+            }
+        }
+    }
+
+    /// Appends `value`, or hands it back if the list is closed.
+    pub(crate) fn push(&self, value: T) -> Result<(), T> {
+        let mut backoff = Backoff::new();
+        let mut tail = self.tail.index.load(Ordering::Acquire);
+        let mut block = self.tail.block.load(Ordering::Acquire);
+        let mut next_block = None;
+        loop {
+            if tail & MARK != 0 {
+                return Err(value);
+            }
+            let offset = (tail >> SHIFT) % LAP;
+            if offset == BLOCK_CAP {
+                // Another pusher is installing the next block: wait for it.
+                backoff.snooze();
+                tail = self.tail.index.load(Ordering::Acquire);
+                block = self.tail.block.load(Ordering::Acquire);
+                continue;
+            }
+            // About to take the block's last slot: make its successor first, so
+            // that the others wait for the install as briefly as can be.
+            if offset + 1 == BLOCK_CAP && next_block.is_none() {
+                next_block = Some(Block::<T>::new());
+            }
+            if block.is_null() {
+                // The first push: install the first block.
+                let new = Box::into_raw(Block::<T>::new());
+                if self
+                    .tail
+                    .block
+                    .compare_exchange(block, new, Ordering::Release, Ordering::Relaxed)
+                    .is_ok()
+                {
+                    self.head.block.store(new, Ordering::Release);
+                    block = new;
+                } else {
+                    // SAFETY: `new` came from `Box::into_raw` just above and
+                    // was never shared (the swap failed).
+                    next_block = Some(unsafe { Box::from_raw(new) });
+                    tail = self.tail.index.load(Ordering::Acquire);
+                    block = self.tail.block.load(Ordering::Acquire);
+                    continue;
+                }
+            }
+            let new_tail = tail.wrapping_add(1 << SHIFT);
+            match self.tail.index.compare_exchange_weak(
+                tail,
+                new_tail,
+                Ordering::SeqCst,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => {
+                    if offset + 1 == BLOCK_CAP {
+                        // We took the last slot: install the next block. (The
+                        // index moves on by `fetch_add`, which keeps a mark a
+                        // `close` set meanwhile.)
+                        let Some(next) = next_block else {
+                            unreachable!(
+                                "antpool: the next block is made before the last slot is claimed"
+                            );
+                        };
+                        let next = Box::into_raw(next);
+                        self.tail.block.store(next, Ordering::Release);
+                        self.tail.index.fetch_add(1 << SHIFT, Ordering::Release);
+                        // SAFETY: `block` is live: its last slot (ours) is not
+                        // read yet, and a block is freed only after that.
+                        unsafe { (*block).next.store(next, Ordering::Release) };
+                    }
+                    // SAFETY: as above, `block` is live until our slot is read;
+                    // winning the swap made us the slot's only writer, and its
+                    // reader waits for `WRITE` before it reads.
+                    let slot = unsafe { &(*block).slots[offset] };
+                    // SAFETY: the slot is ours alone until `WRITE` is set.
+                    slot.value.with_mut(|cell| unsafe { (*cell).write(value) });
+                    slot.state.fetch_or(WRITE, Ordering::Release);
+                    return Ok(());
+                }
+                Err(now) => {
+                    tail = now;
+                    block = self.tail.block.load(Ordering::Acquire);
+                    backoff.spin();
+                }
+            }
+        }
+    }
+
+    /// Takes the oldest value, or `None` if the list is empty. A slot claimed
+    /// by a pusher and not yet written is waited for (as `SegQueue` does).
+    pub(crate) fn pop(&self) -> Option<T> {
+        let mut backoff = Backoff::new();
+        let mut head = self.head.index.load(Ordering::Acquire);
+        let mut block = self.head.block.load(Ordering::Acquire);
+        loop {
+            let offset = (head >> SHIFT) % LAP;
+            if offset == BLOCK_CAP {
+                // Another popper is moving to the next block: wait for it.
+                backoff.snooze();
+                head = self.head.index.load(Ordering::Acquire);
+                block = self.head.block.load(Ordering::Acquire);
+                continue;
+            }
+            let mut new_head = head.wrapping_add(1 << SHIFT);
+            if new_head & HAS_NEXT == 0 {
+                fence(Ordering::SeqCst);
+                let tail = self.tail.index.load(Ordering::Relaxed);
+                if head >> SHIFT == tail >> SHIFT {
+                    return None;
+                }
+                // Head and tail in different blocks: the head block has a next.
+                if (head >> SHIFT) / LAP != (tail >> SHIFT) / LAP {
+                    new_head |= HAS_NEXT;
+                }
+            }
+            if block.is_null() {
+                // The first push is installing the first block.
+                backoff.snooze();
+                head = self.head.index.load(Ordering::Acquire);
+                block = self.head.block.load(Ordering::Acquire);
+                continue;
+            }
+            match self.head.index.compare_exchange_weak(
+                head,
+                new_head,
+                Ordering::SeqCst,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => {
+                    if offset + 1 == BLOCK_CAP {
+                        // We took the block's last slot: move the head on.
+                        // SAFETY: `block` is live until its last slot (ours)
+                        // is read; its pusher links the next block.
+                        let next = unsafe { (*block).wait_next() };
+                        let mut next_index = (new_head & !HAS_NEXT).wrapping_add(1 << SHIFT);
+                        // SAFETY: `next` was linked, and is freed only after
+                        // its slots are read, which needs the head moved here.
+                        if !unsafe { (*next).next.load(Ordering::Relaxed) }.is_null() {
+                            next_index |= HAS_NEXT;
+                        }
+                        self.head.block.store(next, Ordering::Release);
+                        self.head.index.store(next_index, Ordering::Release);
+                    }
+                    // SAFETY: `block` is live until our slot is read (below).
+                    let slot = unsafe { &(*block).slots[offset] };
+                    slot.wait_write();
+                    // SAFETY: winning the swap made us the slot's only reader,
+                    // and `WRITE` (Acquire) says its value is there.
+                    let value = slot
+                        .value
+                        .with_mut(|cell| unsafe { (*cell).assume_init_read() });
+                    if offset + 1 == BLOCK_CAP {
+                        // SAFETY: the last slot is read: destruction starts here.
+                        unsafe { Block::destroy(block, 0) };
+                    } else if slot.state.fetch_or(READ, Ordering::AcqRel) & DESTROY != 0 {
+                        // SAFETY: the destroyer stopped at our slot, which is
+                        // read now: we go on from the next one.
+                        unsafe { Block::destroy(block, offset + 1) };
+                    }
+                    return Some(value);
+                }
+                Err(now) => {
+                    head = now;
+                    block = self.head.block.load(Ordering::Acquire);
+                    backoff.spin();
+                }
+            }
+        }
+    }
+
+    /// Whether the list holds no value and no claimed slot. After a `SeqCst`
+    /// fence it is a handshake's read (`Transport::has_tasks`); after the
+    /// reader synchronized with a `close`, it counts every slot ever claimed.
+    pub(crate) fn is_empty(&self) -> bool {
+        let head = self.head.index.load(Ordering::SeqCst);
+        let tail = self.tail.index.load(Ordering::SeqCst);
+        head >> SHIFT == tail >> SHIFT
+    }
+
+    /// How many values the list holds (exact when nothing moves).
+    pub(crate) fn len(&self) -> usize {
+        loop {
+            let mut tail = self.tail.index.load(Ordering::SeqCst);
+            let mut head = self.head.index.load(Ordering::SeqCst);
+            if self.tail.index.load(Ordering::SeqCst) != tail {
+                continue;
+            }
+            tail &= !((1 << SHIFT) - 1);
+            head &= !((1 << SHIFT) - 1);
+            // An index on a block's end stands for the next block's start.
+            if (tail >> SHIFT) & (LAP - 1) == LAP - 1 {
+                tail = tail.wrapping_add(1 << SHIFT);
+            }
+            if (head >> SHIFT) & (LAP - 1) == LAP - 1 {
+                head = head.wrapping_add(1 << SHIFT);
+            }
+            // Rotate both so that the head falls in the first block.
+            let lap = (head >> SHIFT) / LAP;
+            tail = tail.wrapping_sub((lap * LAP) << SHIFT);
+            head = head.wrapping_sub((lap * LAP) << SHIFT);
+            tail >>= SHIFT;
+            head >>= SHIFT;
+            // The difference, less one index per block end between them.
+            return tail - head - tail / LAP;
+        }
+    }
+
+    /// Closes the list: every push from now on fails. The mark is set by a
+    /// read-modify-write, so a later read of the tail index by whoever
+    /// synchronizes with the closer counts every slot claimed before.
+    pub(crate) fn close(&self) {
+        self.tail.index.fetch_or(MARK, Ordering::SeqCst);
+    }
+
+    /// Opens a closed list again.
+    pub(crate) fn reopen(&self) {
+        self.tail.index.fetch_and(!MARK, Ordering::SeqCst);
+    }
+}
+
+impl<T> Drop for List<T> {
+    fn drop(&mut self) {
+        // `&mut self`: nobody else touches the list, so plain loads will do.
+        let mut head = self.head.index.load(Ordering::Relaxed) & !((1 << SHIFT) - 1);
+        let tail = self.tail.index.load(Ordering::Relaxed) & !((1 << SHIFT) - 1);
+        let mut block = self.head.block.load(Ordering::Relaxed);
+        while head != tail {
+            let offset = (head >> SHIFT) % LAP;
+            if offset < BLOCK_CAP {
+                // SAFETY: every slot from head to tail was written and never
+                // read (no push or pop is in progress: `&mut self`).
+                unsafe {
+                    (*block).slots[offset]
+                        .value
+                        .with_mut(|cell| (*cell).assume_init_drop());
+                }
+            } else {
+                // SAFETY: a block whose slots are all dropped, reached through
+                // the links, made by `Box::into_raw`; nobody else holds it.
+                let next = unsafe { (*block).next.load(Ordering::Relaxed) };
+                // SAFETY: as just said.
+                drop(unsafe { Box::from_raw(block) });
+                block = next;
+            }
+            head = head.wrapping_add(1 << SHIFT);
+        }
+        if !block.is_null() {
+            // SAFETY: the last block, as above.
+            drop(unsafe { Box::from_raw(block) });
+        }
+    }
+}
+
+#[cfg(all(test, not(antpool_loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fifo_across_blocks_len_and_close() {
+        let list = List::new();
+        assert!(list.is_empty());
+        assert_eq!(list.pop(), None);
+        for round in 0..3 {
+            for v in 0..100 {
+                list.push(v).unwrap();
+            }
+            assert_eq!((list.len(), list.is_empty()), (100, false));
+            for v in 0..60 {
+                assert_eq!(list.pop(), Some(v));
+            }
+            assert_eq!(list.len(), 40);
+            list.close();
+            assert_eq!(list.push(7), Err(7), "closed: refused");
+            assert_eq!(list.len(), 40, "closing keeps what is in");
+            for v in 60..100 {
+                assert_eq!(list.pop(), Some(v), "round {round}");
+            }
+            assert_eq!(list.pop(), None);
+            assert!(list.is_empty());
+            list.reopen();
+        }
+    }
+
+    #[test]
+    fn drop_frees_what_is_left() {
+        use alloc::sync::Arc;
+        let token = Arc::new(());
+        let list = List::new();
+        for _ in 0..(3 * LAP + 5) {
+            list.push(token.clone()).unwrap();
+        }
+        for _ in 0..LAP {
+            drop(list.pop());
+        }
+        list.close();
+        assert_eq!(Arc::strong_count(&token), 2 * LAP + 6);
+        drop(list);
+        assert_eq!(Arc::strong_count(&token), 1);
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn many_threads_each_value_once_until_closed() {
+        let list = std::sync::Arc::new(List::new());
+        let (push, pop) = (list.clone(), list.clone());
+        super::super::ring::each_value_once(move |v| push.push(v), move || pop.pop());
+        list.close();
+        assert_eq!(list.push(0), Err(0));
+    }
+}
+
+/// The list under loom, with blocks of three slots: pushes and pops across a
+/// block's end (its install, the head moving on, the block freed by its last
+/// reader), and a push racing `close`.
+#[cfg(all(test, antpool_loom))]
+mod loom_tests {
+    use super::*;
+    use loom::sync::Arc;
+
+    use super::super::ring::loom_model as model;
+
+    /// Two pushers and a popper over a block's end: every value out once.
+    #[test]
+    fn pushers_and_a_popper_across_a_block_end() {
+        model(|| {
+            let list: Arc<List<u32>> = Arc::new(List::new());
+            list.push(1).unwrap();
+            list.push(2).unwrap();
+            let pushers: [_; 2] = core::array::from_fn(|i| {
+                let list = list.clone();
+                loom::thread::spawn(move || list.push(10 + i as u32).unwrap())
+            });
+            let l = list.clone();
+            let popper = loom::thread::spawn(move || (l.pop(), l.pop()));
+            for p in pushers {
+                p.join().unwrap();
+            }
+            let (a, b) = popper.join().unwrap();
+            let mut seen: std::vec::Vec<u32> = [a, b].into_iter().flatten().collect();
+            while let Some(v) = list.pop() {
+                seen.push(v);
+            }
+            seen.sort_unstable();
+            assert_eq!(seen, [1, 2, 10, 11]);
+        });
+    }
+
+    /// A push racing `close`: it lands before the mark — counted by the
+    /// closer's later read, and popped — or is handed back.
+    #[test]
+    fn a_push_racing_close_lands_before_it_or_comes_back() {
+        model(|| {
+            let list: Arc<List<u32>> = Arc::new(List::new());
+            list.push(1).unwrap();
+            list.push(2).unwrap();
+            let l = list.clone();
+            // The third push takes the block's last slot and installs the next.
+            let pusher = loom::thread::spawn(move || l.push(3));
+            list.close();
+            let counted = list.len();
+            let pushed = pusher.join().unwrap();
+            assert_eq!(counted, 2 + usize::from(pushed.is_ok()));
+            assert_eq!((list.pop(), list.pop()), (Some(1), Some(2)));
+            assert_eq!(list.pop(), pushed.ok().map(|()| 3));
+            assert_eq!(list.push(4), Err(4));
+            assert!(list.is_empty());
+        });
+    }
+}
