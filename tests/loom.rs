@@ -32,6 +32,8 @@ mod isr;
 mod oneshot;
 #[path = "loom/pause.rs"]
 mod pause;
+#[path = "loom/release.rs"]
+mod release;
 
 /// A binary semaphore for loom: a flag under a loom `Mutex`, waited for on a
 /// loom `Condvar`, shared through an `Arc` so `notify` can keep it alive past the
@@ -268,43 +270,6 @@ fn a_blocked_submitter_is_served_by_the_finishing_worker() {
     });
 }
 
-/// Invokes `pool` with `arg` on another thread, racing a release: the thread
-/// returns `arg` if the pool took it, 0 if it came back `Closed` (any other
-/// error fails the model).
-fn invoke_racing_release<F>(pool: &Arc<LoomPool<F>>, arg: u32) -> thread::JoinHandle<usize>
-where
-    F: Fn(u32) + Clone + Send + Sync + 'static,
-{
-    let pool = pool.clone();
-    thread::spawn(move || match pool.invoke(arg) {
-        Ok(()) => arg as usize,
-        Err(SubmitError::Closed(back)) if back == arg => 0,
-        Err(e) => panic!("unexpected {e:?}"),
-    })
-}
-
-/// A pool of one worker (with a queue of `queue`: see [`pool_with_queue`]) that
-/// has run a task is released while another thread submits: the task is run
-/// before the last worker exits, or handed back `Closed`.
-fn release_racing_a_submit(queue: usize) {
-    let sum = Arc::new(AtomicUsize::new(0));
-    let (pool, _clock) = pool_with_queue(1, false, queue, sum.clone());
-    let pool = Arc::new(pool);
-    pool.invoke(1).unwrap();
-    let other = invoke_racing_release(&pool, 2);
-    pool.release_timeout(Duration::MAX).unwrap();
-    let accepted = other.join().unwrap();
-    assert_eq!(sum.load(Ordering::Relaxed), 1 + accepted);
-    assert_eq!(pool.running(), 0);
-}
-
-#[test]
-fn release_racing_a_submit_runs_or_returns_the_task() {
-    check("release vs submit", || {
-        release_racing_a_submit(0);
-    });
-}
-
 #[test]
 fn tune_racing_a_worker_going_idle_serves_the_waiter_once() {
     check("tune vs revert", || {
@@ -408,154 +373,6 @@ fn a_full_queue_lets_its_waiter_in_once_it_drained() {
         other.join().unwrap();
         pool.release_timeout(Duration::MAX).unwrap(); // runs what was admitted
         assert_eq!(sum.load(Ordering::Relaxed), 7);
-    });
-}
-
-#[test]
-fn release_racing_a_bounded_queue_submit_runs_or_returns_the_task() {
-    // A bounded queue has no push window: the release closes the lane (the
-    // ring's mark), so a push lands before it — and the last worker, which
-    // reads the lane after the flag, stays for it — or fails `Closed`. (With
-    // the worker retiring on `Adm`'s flag alone, without the lane read, loom
-    // finds the task stranded.)
-    check("release vs bounded queue submit", || {
-        release_racing_a_submit(1);
-    });
-}
-
-#[test]
-fn release_racing_the_first_bounded_queue_submit_leaves_no_thread() {
-    // No worker yet: the submit starts one carrying its task, or pushes and
-    // starts a looker for it. A release that saw no thread and an empty lane
-    // may have returned: then the submit must neither start a worker (the
-    // workers' word carries `CLOSED`, which refuses the reservation of one
-    // carrying a task, and a looker reserved in a closed pool starts only for
-    // tasks in the lane) nor leave its task behind.
-    check("release vs first bounded queue submit", || {
-        let sum = Arc::new(AtomicUsize::new(0));
-        let (pool, _clock) = pool_with_queue(1, false, 1, sum.clone());
-        let pool = Arc::new(pool);
-        let other = invoke_racing_release(&pool, 2);
-        pool.release_timeout(Duration::MAX).unwrap();
-        let ran = sum.load(Ordering::Relaxed);
-        assert_eq!(pool.running(), 0, "a worker outlived the release");
-        let accepted = other.join().unwrap();
-        assert_eq!(ran, accepted, "the release returned before the task ran");
-    });
-}
-
-#[test]
-fn expiry_and_release_racing_a_bounded_queue_submit_strand_nothing() {
-    // One parked worker, so the submit pushes; a purge may retire that worker
-    // before the submit looks for a taker, leaving the task in the lane with no
-    // thread, then the release comes. The release must wait while the lane
-    // holds the task (`drained` reads the lane: loom finds the release
-    // returning before the task ran without that read), and the looker the
-    // submitter then starts must run it.
-    check("expiry and release vs bounded queue submit", || {
-        let sum = Arc::new(AtomicUsize::new(0));
-        let (pool, clock) = pool_with_queue(1, true, 1, sum.clone());
-        let pool = Arc::new(pool);
-        pool.invoke(1).unwrap();
-        pool.wait_idle();
-        let other = invoke_racing_release(&pool, 2);
-        clock.0.store(1_000, Ordering::Release);
-        pool.purge();
-        pool.release_timeout(Duration::MAX).unwrap();
-        let ran = sum.load(Ordering::Relaxed);
-        assert_eq!(pool.running(), 0, "a worker outlived the release");
-        let accepted = other.join().unwrap();
-        assert_eq!(
-            ran,
-            1 + accepted,
-            "the release returned before the task ran"
-        );
-    });
-}
-
-#[test]
-fn a_looker_reserved_after_the_release_emptied_the_lane_never_starts() {
-    // A paused pool without a worker: the submit pushes, and reserves a looker
-    // to keep for the paused pool. Meanwhile `clear_queue` takes the task and
-    // the release, finding the lane empty and no thread, returns. A looker
-    // reserved after that must not start: no thread may begin after the
-    // release returned. (loom finds one started without the lane check in
-    // `start_reserved_looker`; and found the release waiting forever when
-    // that check gave the reservation back without counting it live first.)
-    check("looker reserved after release", || {
-        let sum = Arc::new(AtomicUsize::new(0));
-        let (pool, _clock) = pool_with_queue(1, false, 1, sum.clone());
-        let pool = Arc::new(pool);
-        pool.pause();
-        let other = invoke_racing_release(&pool, 2);
-        // Once the task is in the lane (so that `clear_queue` finds it there).
-        while pool.queued() == 0 {
-            thread::yield_now();
-        }
-        let cleared = pool.clear_queue();
-        pool.release_timeout(Duration::MAX).unwrap();
-        let ran = sum.load(Ordering::Relaxed);
-        let spawned = pool.stats().spawned;
-        let accepted = other.join().unwrap();
-        assert_eq!(
-            ran + 2 * cleared,
-            accepted,
-            "a task ran after the release, or none"
-        );
-        assert_eq!(
-            pool.stats().spawned,
-            spawned,
-            "a worker started after the release"
-        );
-        assert_eq!(pool.running(), 0, "a worker outlived the release");
-    });
-}
-
-#[test]
-fn release_racing_a_queued_submit_runs_or_returns_the_task() {
-    // An unbounded queue: the release closes the list too (its mark), so a
-    // push lands before it — and the last worker stays for it — or fails
-    // `Closed`. (Without the list's close, loom finds the task stranded. When
-    // this pool had a push window and its last worker stayed by yielding and
-    // looking again, loom found a path that went round that loop past its
-    // branch limit.)
-    check("release vs queued submit", || {
-        release_racing_a_submit(usize::MAX);
-    });
-}
-
-#[test]
-fn release_drain_racing_the_worker_returns_or_runs_each_task_once() {
-    check("release_drain vs worker", || {
-        let sum = Arc::new(AtomicUsize::new(0));
-        let (pool, _clock) = pool_with_queue(1, false, 2, sum.clone());
-        pool.invoke(1).unwrap();
-        pool.invoke(2).unwrap();
-        pool.invoke(4).unwrap();
-        let back: u32 = pool.release_drain().into_iter().sum();
-        pool.wait_idle();
-        assert_eq!(sum.load(Ordering::Relaxed) + back as usize, 7);
-    });
-}
-
-#[test]
-fn clear_queue_racing_the_worker_drops_or_runs_each_task_once() {
-    check("clear_queue vs worker", || {
-        let sum = Arc::new(AtomicUsize::new(0));
-        let (pool, _clock) = pool_with_queue(1, false, 2, sum.clone());
-        pool.invoke(1).unwrap();
-        pool.invoke(2).unwrap();
-        let cleared = pool.clear_queue();
-        // The pool stays open and still runs what comes next.
-        pool.invoke(4).unwrap();
-        pool.release_timeout(Duration::MAX).unwrap();
-        let ran = sum.load(Ordering::Relaxed);
-        assert_eq!(ran & 4, 4, "the task after the clear ran");
-        assert_eq!(
-            (ran & 3).count_ones() as usize + cleared,
-            2,
-            "sum {ran}, cleared {cleared}"
-        );
     });
 }
 

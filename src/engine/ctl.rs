@@ -28,10 +28,10 @@
 //!
 //! | field | meaning |
 //! |---|---|
-//! | `count` (A) | hand-off pools: tasks admitted and not finished (at most the capacity); other pools: 0, but for an interrupt's submit between its admission and the end of its push (their lane closes on release instead: `ring.rs`, `list.rs`) |
+//! | `count` (A) | hand-off pools: tasks admitted and not finished (at most the capacity); other pools: 0 (their lane closes on release instead: `ring.rs`, `list.rs`) |
 //! | `CLOSED` | the pool is released: nothing is admitted |
 //! | `WAITERS` | submitters wait in the cold lock's FIFO: no newcomer may pass them |
-//! | `IDLERS` | `wait_idle` callers wait (a copy of `Ctl`'s flag, which a queue pool's submitter reads in its leave) |
+//! | `IDLERS` | `wait_idle` callers wait (a copy of `Ctl`'s flag, which a hand-off task's finish reads in its decrement) |
 //! | `PAUSED` | the pool is paused: a hand-off pool admits nothing (a copy of `Ctl`'s flag) |
 //!
 //! Widths: with 64-bit atomics each worker count has 16 bits (at most 65 535
@@ -269,9 +269,8 @@ pub(crate) mod adm {
     pub(crate) const CLOSED: usize = 1 << (usize::BITS - 1);
     /// Submitters wait in the FIFO.
     pub(crate) const WAITERS: usize = 1 << (usize::BITS - 2);
-    /// `wait_idle` callers wait (mirrors `Ctl`'s `IDLERS`, so that whoever
-    /// brings the count to 0 — a hand-off task, an interrupt's submit leaving
-    /// its push window — learns it from its own RMW).
+    /// `wait_idle` callers wait (mirrors `Ctl`'s `IDLERS`, so that the
+    /// hand-off task that brings the count to 0 learns it from its own RMW).
     pub(crate) const IDLERS: usize = 1 << (usize::BITS - 3);
     /// The pool is paused (mirrors `Ctl`'s `PAUSED`): a hand-off pool admits
     /// nothing, as at capacity.

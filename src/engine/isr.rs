@@ -96,10 +96,7 @@ impl<F: Flavor> Engine<F> {
         }
         if !self.config.handoff() {
             // Out of the push window (handshake 2 in `engine/README.md`),
-            // pushed or not. (A bounded queue's submitters otherwise have no
-            // window: the release closes its lane. This one keeps it — it
-            // costs an interrupt nothing worth saving — and a release between
-            // the admission and the push finds the lane closed.)
+            // pushed or not.
             self.leave_admission();
         }
         pushed.map_err(|task| {
@@ -107,10 +104,7 @@ impl<F: Flavor> Engine<F> {
                 // The task's admission, given back as a finished task's is.
                 self.task_done(handle);
             }
-            match self.lane.is_closed() {
-                true => SubmitError::Closed(task),
-                false => SubmitError::Overload(task),
-            }
+            SubmitError::Overload(task)
         })
     }
 }

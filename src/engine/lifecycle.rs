@@ -303,7 +303,7 @@ impl<F: Flavor> Engine<F> {
             this.let_waiters_in(handle);
         }
         this.maybe_quiet();
-        if cleared > 0 && this.config.lane_closes() && this.is_closed() {
+        if cleared > 0 && this.config.lane_closes() {
             // A releaser may wait for the lane to empty (`drained`).
             this.wake_drains();
         }

@@ -42,10 +42,10 @@ const DESTROY: usize = 4;
 /// Indices per block: one more than its slots (the last index of each lap
 /// stands for "moving to the next block").
 #[cfg(not(antpool_loom))]
-const LAP: usize = 32;
+pub(super) const LAP: usize = 32;
 /// Under loom, small blocks, so a model crosses a block's end in a few pushes.
 #[cfg(antpool_loom)]
-const LAP: usize = 4;
+pub(super) const LAP: usize = 4;
 /// Slots per block.
 const BLOCK_CAP: usize = LAP - 1;
 /// The low index bits kept for flags: `HAS_NEXT` in the head, `MARK` in the tail.
@@ -62,6 +62,7 @@ struct Slot<T> {
 }
 
 impl<T> Slot<T> {
+    #[cfg(antpool_loom)]
     fn new() -> Self {
         Slot {
             value: Cell::new(MaybeUninit::uninit()),
@@ -86,6 +87,27 @@ struct Block<T> {
 }
 
 impl<T> Block<T> {
+    /// A block of empty slots, allocated zeroed on the heap, never built on the
+    /// stack: a block of large tasks would overflow a small stack (crossbeam
+    /// fixed the same in `SegQueue`, its #1146).
+    #[cfg(not(antpool_loom))]
+    fn new() -> Box<Self> {
+        let layout = alloc::alloc::Layout::new::<Self>();
+        // SAFETY: the layout is not zero-sized (the block has an `AtomicPtr`).
+        let raw = unsafe { alloc::alloc::alloc_zeroed(layout) };
+        if raw.is_null() {
+            alloc::alloc::handle_alloc_error(layout);
+        }
+        // SAFETY: zeroed bytes are a valid block: a null `next`, every slot's
+        // state 0 (portable-atomic's atomics are plain integers in cells) and
+        // its value a `MaybeUninit`, valid whatever its bytes. The memory was
+        // allocated with this layout by the global allocator, as `Box` needs.
+        unsafe { Box::from_raw(raw.cast()) }
+    }
+
+    /// Under loom, built field by field (loom's atomics track state a zeroed
+    /// allocation would not set up); its blocks are three slots.
+    #[cfg(antpool_loom)]
     fn new() -> Box<Self> {
         Box::new(Block {
             next: AtomicPtr::new(ptr::null_mut()),
@@ -425,64 +447,6 @@ impl<T> Drop for List<T> {
             // SAFETY: the last block, as above.
             drop(unsafe { Box::from_raw(block) });
         }
-    }
-}
-
-#[cfg(all(test, not(antpool_loom)))]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fifo_across_blocks_len_and_close() {
-        let list = List::new();
-        assert!(list.is_empty());
-        assert_eq!(list.pop(), None);
-        for round in 0..3 {
-            for v in 0..100 {
-                list.push(v).unwrap();
-            }
-            assert_eq!((list.len(), list.is_empty()), (100, false));
-            for v in 0..60 {
-                assert_eq!(list.pop(), Some(v));
-            }
-            assert_eq!(list.len(), 40);
-            list.close();
-            assert_eq!(list.push(7), Err(7), "closed: refused");
-            assert_eq!(list.len(), 40, "closing keeps what is in");
-            for v in 60..100 {
-                assert_eq!(list.pop(), Some(v), "round {round}");
-            }
-            assert_eq!(list.pop(), None);
-            assert!(list.is_empty());
-            list.reopen();
-        }
-    }
-
-    #[test]
-    fn drop_frees_what_is_left() {
-        use alloc::sync::Arc;
-        let token = Arc::new(());
-        let list = List::new();
-        for _ in 0..(3 * LAP + 5) {
-            list.push(token.clone()).unwrap();
-        }
-        for _ in 0..LAP {
-            drop(list.pop());
-        }
-        list.close();
-        assert_eq!(Arc::strong_count(&token), 2 * LAP + 6);
-        drop(list);
-        assert_eq!(Arc::strong_count(&token), 1);
-    }
-
-    #[cfg(feature = "std")]
-    #[test]
-    fn many_threads_each_value_once_until_closed() {
-        let list = std::sync::Arc::new(List::new());
-        let (push, pop) = (list.clone(), list.clone());
-        super::super::ring::each_value_once(move |v| push.push(v), move || pop.pop());
-        list.close();
-        assert_eq!(list.push(0), Err(0));
     }
 }
 

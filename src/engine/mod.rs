@@ -38,6 +38,8 @@ use crate::queue::WorkerQueue;
 use crate::spawner::Spawner;
 
 mod ctl;
+#[cfg(all(test, feature = "alloc", not(antpool_loom)))]
+mod fifo_tests;
 mod isr;
 mod launch;
 mod lifecycle;

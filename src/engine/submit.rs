@@ -152,12 +152,8 @@ impl<F: Flavor> Engine<F> {
                 _ => Attempt::Done(Err(SubmitError::Closed(task))),
             };
         }
-        let placed = self.place(handle, task);
-        if !self.config.handoff() {
-            // Out of the push window (handshake 2 in `engine/README.md`).
-            self.leave_admission();
-        }
-        placed
+        // A hand-off pool: the admission is the task's until it finishes.
+        self.place(handle, task)
     }
 
     /// Places an admitted task: a new worker carrying it, or the lane.

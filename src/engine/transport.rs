@@ -137,8 +137,9 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
     }
 
     /// Adds a task without waiting for any other thread (see
-    /// [`Ring::push_now`]); hands it back if the ring cannot take it at once,
-    /// and always once the lane spills (the spill queue allocates).
+    /// [`Ring::push_now`]); hands it back if the ring cannot take it at once
+    /// or is closed, and always once the lane spills (the spill queue
+    /// allocates).
     #[inline]
     pub(crate) fn push_now(&self, task: T) -> Result<(), T> {
         #[cfg(feature = "alloc")]

@@ -1,0 +1,222 @@
+//! Unit tests of the lane's two FIFOs, the [`Ring`](super::ring::Ring) and the
+//! [`List`](super::list::List): FIFO order, full and closed, what is left to
+//! drop, and many threads passing values through (also under Miri, smaller).
+//! Their loom models are in their own files.
+
+mod ring {
+    use super::super::ring::*;
+
+    #[test]
+    fn fifo_full_and_empty() {
+        let ring = Ring::new(boxed_slots::<u32>(3), 3);
+        assert_eq!(ring.pop(), None);
+        assert!(ring.looks_empty());
+        for lap in 0..5 {
+            ring.push(lap).unwrap();
+            ring.push(lap + 10).unwrap();
+            ring.push(lap + 20).unwrap();
+            assert_eq!(ring.push(99), Err(99));
+            assert_eq!(ring.pop(), Some(lap));
+            ring.push(lap + 30).unwrap();
+            assert_eq!(ring.pop(), Some(lap + 10));
+            assert_eq!(ring.pop(), Some(lap + 20));
+            assert_eq!(ring.pop(), Some(lap + 30));
+            assert_eq!(ring.pop(), None);
+        }
+    }
+
+    #[test]
+    fn inline_slots_and_drop_of_what_is_left() {
+        use alloc::sync::Arc;
+        let ring: Ring<Arc<()>, [Slot<Arc<()>>; 4]> = Ring::new([const { Slot::new() }; 4], 4);
+        let token = Arc::new(());
+        for _ in 0..7 {
+            ring.push(token.clone()).unwrap();
+            drop(ring.pop());
+        }
+        ring.push(token.clone()).unwrap();
+        ring.push(token.clone()).unwrap();
+        assert_eq!(Arc::strong_count(&token), 3);
+        drop(ring);
+        assert_eq!(Arc::strong_count(&token), 1);
+    }
+
+    #[test]
+    fn push_now_fills_to_the_brim_and_hands_back_when_full() {
+        let ring: Ring<u32, [Slot<u32>; 2]> = Ring::new([Slot::new(), Slot::new()], 2);
+        assert_eq!(ring.push_now(1), Ok(()));
+        assert_eq!(ring.push_now(2), Ok(()));
+        assert_eq!(ring.push_now(3), Err(3));
+        assert_eq!(ring.pop(), Some(1));
+        assert_eq!(ring.push_now(3), Ok(()), "the next lap, once emptied");
+        assert_eq!(
+            (ring.pop(), ring.pop(), ring.pop()),
+            (Some(2), Some(3), None)
+        );
+    }
+
+    #[test]
+    fn a_closed_ring_refuses_pushes_and_still_drains() {
+        let ring = Ring::new(boxed_slots::<u32>(3), 3);
+        for lap in 0..3 {
+            ring.push(lap).unwrap();
+            ring.push(lap + 10).unwrap();
+            assert!(!ring.is_closed());
+            ring.close();
+            assert!(ring.is_closed());
+            assert_eq!(ring.push(99), Err(99), "closed: refused");
+            assert_eq!(ring.push_now(98), Err(98), "closed: refused at once too");
+            assert_eq!(
+                (ring.len(), ring.has_tasks(), ring.looks_empty()),
+                (2, true, false)
+            );
+            assert_eq!(ring.pop(), Some(lap));
+            assert_eq!(ring.pop(), Some(lap + 10));
+            assert_eq!(ring.pop(), None);
+            assert_eq!(
+                (ring.len(), ring.has_tasks(), ring.looks_empty()),
+                (0, false, true)
+            );
+            ring.reopen();
+            assert!(!ring.is_closed());
+            // Laps go on where they were: a full ring still reads full.
+            for v in 0..3 {
+                ring.push(v).unwrap();
+            }
+            assert_eq!(ring.push(99), Err(99), "full, not closed");
+            assert!(!ring.is_closed());
+            assert_eq!(ring.len(), 3);
+            for v in 0..3 {
+                assert_eq!(ring.pop(), Some(v));
+            }
+        }
+    }
+
+    #[test]
+    fn closing_keeps_what_is_left_to_drop() {
+        use alloc::sync::Arc;
+        let ring = Ring::new(boxed_slots::<Arc<()>>(2), 2);
+        let token = Arc::new(());
+        ring.push(token.clone()).unwrap();
+        ring.close();
+        drop(ring);
+        assert_eq!(Arc::strong_count(&token), 1);
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn many_threads_each_value_once() {
+        let ring = std::sync::Arc::new(Ring::new(boxed_slots::<usize>(8), 8));
+        let (push, pop) = (ring.clone(), ring);
+        super::each_value_once(move |v| push.push(v), move || pop.pop());
+    }
+}
+
+mod list {
+    use super::super::list::*;
+
+    #[test]
+    fn fifo_across_blocks_len_and_close() {
+        let list = List::new();
+        assert!(list.is_empty());
+        assert_eq!(list.pop(), None);
+        for round in 0..3 {
+            for v in 0..100 {
+                list.push(v).unwrap();
+            }
+            assert_eq!((list.len(), list.is_empty()), (100, false));
+            for v in 0..60 {
+                assert_eq!(list.pop(), Some(v));
+            }
+            assert_eq!(list.len(), 40);
+            list.close();
+            assert_eq!(list.push(7), Err(7), "closed: refused");
+            assert_eq!(list.len(), 40, "closing keeps what is in");
+            for v in 60..100 {
+                assert_eq!(list.pop(), Some(v), "round {round}");
+            }
+            assert_eq!(list.pop(), None);
+            assert!(list.is_empty());
+            list.reopen();
+        }
+    }
+
+    #[test]
+    fn drop_frees_what_is_left() {
+        use alloc::sync::Arc;
+        let token = Arc::new(());
+        let list = List::new();
+        for _ in 0..(3 * LAP + 5) {
+            list.push(token.clone()).unwrap();
+        }
+        for _ in 0..LAP {
+            drop(list.pop());
+        }
+        list.close();
+        assert_eq!(Arc::strong_count(&token), 2 * LAP + 6);
+        drop(list);
+        assert_eq!(Arc::strong_count(&token), 1);
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn many_threads_each_value_once_until_closed() {
+        let list = std::sync::Arc::new(List::new());
+        let (push, pop) = (list.clone(), list.clone());
+        super::each_value_once(move |v| push.push(v), move || pop.pop());
+        list.close();
+        assert_eq!(list.push(0), Err(0));
+    }
+}
+
+/// Two producers push `0..2 * per` through `push` (retrying a value handed
+/// back), two consumers take them through `pop`: every value comes out once.
+/// (The stress test of the engine's FIFOs: the ring's and the list's.)
+#[cfg(feature = "std")]
+fn each_value_once(
+    push: impl Fn(usize) -> Result<(), usize> + Send + Sync + 'static,
+    pop: impl Fn() -> Option<usize> + Send + Sync + 'static,
+) {
+    use std::sync::Arc;
+    use std::vec::Vec;
+    let per = if cfg!(miri) { 200 } else { 20_000 };
+    let (push, pop) = (Arc::new(push), Arc::new(pop));
+    let producers: Vec<_> = (0..2)
+        .map(|p| {
+            let push = push.clone();
+            std::thread::spawn(move || {
+                for i in 0..per {
+                    let mut v = p * per + i;
+                    while let Err(back) = push(v) {
+                        v = back;
+                        std::thread::yield_now();
+                    }
+                }
+            })
+        })
+        .collect();
+    let consumers: Vec<_> = (0..2)
+        .map(|_| {
+            let pop = pop.clone();
+            std::thread::spawn(move || {
+                let mut got = Vec::new();
+                while got.len() < per {
+                    match pop() {
+                        Some(v) => got.push(v),
+                        None => std::thread::yield_now(),
+                    }
+                }
+                got
+            })
+        })
+        .collect();
+    for p in producers {
+        p.join().unwrap();
+    }
+    let mut all: Vec<usize> = consumers
+        .into_iter()
+        .flat_map(|c| c.join().unwrap())
+        .collect();
+    all.sort_unstable();
+    assert_eq!(all, (0..2 * per).collect::<Vec<_>>());
+}
