@@ -97,17 +97,22 @@ fn workers_expiring_on_their_own_timers_stop_at_the_floor() {
         .build()
         .unwrap();
     occupy(&pool, 4).open();
-    assert!(eventually(|| pool.stats().retired == 3));
+    // Every worker above the floor expires. (On a loaded machine — CI's Miri
+    // step — a submit may start one more than the four held tasks need, as a
+    // looker, while the others are slow to take theirs: count what started.)
+    assert!(eventually(|| pool.running() == 1));
+    let spawned = pool.stats().spawned;
+    assert!(eventually(|| pool.stats().retired == spawned - 1));
     // Several expiries later the warm worker is still there, parked.
     std::thread::sleep(Duration::from_millis(150));
-    assert_eq!((pool.running(), pool.stats().retired), (1, 3));
+    assert_eq!((pool.running(), pool.stats().retired), (1, spawned - 1));
     assert!(eventually(|| pool.idle() == 1));
     assert!(eventually(|| spawner.live() == 1));
     let ran = Counter::new();
     let r = ran.clone();
     pool.submit(move || r.add()).unwrap();
     assert!(ran.reaches(1));
-    assert_eq!(pool.stats().spawned, 4, "the warm worker took it");
+    assert_eq!(pool.stats().spawned, spawned, "the warm worker took it");
     pool.release_timeout(PATIENCE).unwrap();
     // The spawner counts a thread ended just after the pool does.
     assert!(eventually(|| spawner.live() == 0));
