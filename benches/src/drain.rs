@@ -28,12 +28,14 @@ use crate::workloads::tiny_work;
 pub fn run(kind: Kind, cap: usize, tasks: usize) -> Value {
     let counter = Arc::new(AtomicU64::new(0));
     let done = Done::default();
-    let make = |i: usize| -> Task {
+    // The closure each pool is handed as its users hand it: antpool takes it
+    // as is, the channel takes it boxed.
+    let make = |i: usize| {
         let (counter, done) = (counter.clone(), done.clone());
-        Box::new(move || {
+        move || {
             tiny_work(&counter, i as u64);
             done.add();
-        })
+        }
     };
     let (elapsed, ctx) = match kind {
         Kind::AntpoolUnbounded => {
@@ -58,7 +60,7 @@ pub fn run(kind: Kind, cap: usize, tasks: usize) -> Value {
         Kind::CbUnbounded => {
             let (tx, rx) = crossbeam_channel::unbounded::<Task>();
             for i in 0..tasks {
-                tx.send(make(i)).expect("receiver alive");
+                tx.send(Box::new(make(i))).expect("receiver alive");
             }
             drop(tx);
             let ctx0 = ctx_switches();

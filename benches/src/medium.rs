@@ -73,10 +73,10 @@ pub fn run(kind: Kind, cap: usize, tasks: usize, rounds: u64, task_ns: u64) -> V
     let start = Instant::now();
     for i in 0..tasks {
         let (sink, done) = (sink.clone(), done.clone());
-        peer.submit(Box::new(move || {
+        peer.submit(move || {
             sink.fetch_add(checksum(i as u64, rounds) & 1, Ordering::Relaxed);
             done.add();
-        }));
+        });
     }
     done.wait_for(tasks);
     let wall = start.elapsed();

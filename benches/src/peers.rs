@@ -338,8 +338,15 @@ impl Peer {
         }
     }
 
-    /// Submits `task` the peer's usual way (blocking where the peer blocks).
-    pub fn submit(&self, task: Task) {
+    /// Submits `task` the peer's usual way (blocking where the peer blocks),
+    /// as its users pass it: the closure itself to every pool whose submit is
+    /// generic (each stores it as it does: antpool inline when it fits three
+    /// words, threadpool and rayon in their own box), and boxed for the
+    /// channel pools, whose users must box to put a closure in a channel.
+    /// (Until 2026-11-25 every peer was handed a `Box` made here: the pools
+    /// with a generic submit then stored a box inside their own; see
+    /// BENCHMARKS.md.)
+    pub fn submit<F: FnOnce() + Send + 'static>(&self, task: F) {
         match self {
             Peer::Antpool(p) => p.submit(task).expect("open pool"),
             Peer::AntpoolAsync(p) => {
@@ -349,7 +356,7 @@ impl Peer {
             Peer::Rayon(p) => p.spawn(task),
             Peer::Tokio(rt) => drop(rt.spawn_blocking(task)),
             Peer::RustyPool(p) => p.execute(task),
-            Peer::Channel(p) => p.sender().send(task).expect("workers alive"),
+            Peer::Channel(p) => p.sender().send(Box::new(task)).expect("workers alive"),
             Peer::SmolBlocking => blocking::unblock(task).detach(),
             Peer::BlockingThreadpool(p) => p.execute(task),
             Peer::ThreadPerTask => drop(std::thread::spawn(task)),

@@ -159,10 +159,10 @@ fn sleepy(kind: Kind, cap: usize, tasks: usize, sleep_ms: u64) -> Value {
     let done = Done::default();
     for _ in 0..tasks {
         let done = done.clone();
-        peer.submit(Box::new(move || {
+        peer.submit(move || {
             thread::sleep(Duration::from_millis(sleep_ms));
             done.add();
-        }));
+        });
     }
     done.wait_for(tasks);
     let wall = start.elapsed().as_secs_f64();
@@ -226,10 +226,10 @@ fn tiny(kind: Kind, cap: usize, tasks: usize, submitters: usize) -> Value {
                 for i in 0..per {
                     let (counter, done) = (counter.clone(), done.clone());
                     let seed = (s * per + i) as u64;
-                    peer.submit(Box::new(move || {
+                    peer.submit(move || {
                         tiny_work(&counter, seed);
                         done.add();
-                    }));
+                    });
                 }
             })
         })
@@ -257,7 +257,7 @@ fn latency(kind: Kind, cap: usize, n: usize, gap_us: u64) -> Value {
     let warm = Done::default();
     for _ in 0..cap {
         let warm = warm.clone();
-        peer.submit(Box::new(move || warm.add()));
+        peer.submit(move || warm.add());
     }
     warm.wait_for(cap);
     thread::sleep(Duration::from_millis(20));
@@ -269,10 +269,10 @@ fn latency(kind: Kind, cap: usize, n: usize, gap_us: u64) -> Value {
     for i in 0..n {
         let (started, done) = (started.clone(), done.clone());
         submitted.push(origin.elapsed().as_nanos() as u64);
-        peer.submit(Box::new(move || {
+        peer.submit(move || {
             started[i].store(origin.elapsed().as_nanos() as u64, Ordering::Relaxed);
             done.add();
-        }));
+        });
         thread::sleep(Duration::from_micros(gap_us));
     }
     done.wait_for(n);
@@ -306,13 +306,13 @@ fn idle(kind: Kind, workers: usize, idle_ms: u64) -> Value {
     let done = Done::default();
     for _ in 0..workers {
         let (started, done) = (started.clone(), done.clone());
-        peer.submit(Box::new(move || {
+        peer.submit(move || {
             started.fetch_add(1, Ordering::SeqCst);
             while started.load(Ordering::SeqCst) < workers {
                 thread::sleep(Duration::from_micros(200));
             }
             done.add();
-        }));
+        });
     }
     done.wait_for(workers);
     thread::sleep(Duration::from_millis(50));
@@ -350,10 +350,10 @@ fn backpressure(kind: Kind, cap: usize, tasks: usize, submitters: usize, task_us
             thread::spawn(move || {
                 for _ in 0..per {
                     let done = done.clone();
-                    peer.submit(Box::new(move || {
+                    peer.submit(move || {
                         spin_for(task_us);
                         done.add();
-                    }));
+                    });
                 }
             })
         })
@@ -369,11 +369,11 @@ fn backpressure(kind: Kind, cap: usize, tasks: usize, submitters: usize, task_us
         let hold = Arc::new(AtomicUsize::new(0));
         for _ in 0..cap {
             let hold = hold.clone();
-            peer.submit(Box::new(move || {
+            peer.submit(move || {
                 while hold.load(Ordering::Acquire) == 0 {
                     thread::sleep(Duration::from_micros(100));
                 }
-            }));
+            });
         }
         thread::sleep(Duration::from_millis(20));
         // A peer with a queue takes tasks until the queue is full: fill it first
