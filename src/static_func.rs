@@ -425,6 +425,8 @@ where
     /// platform can start threads (on an RTOS, once the scheduler runs);
     /// calling it again starts only what is missing. Without it, workers start
     /// with the first tasks as usual, and expiry still keeps `min_idle` of them.
+    /// A released pool keeps no workers: on one, this starts none (`reboot`
+    /// it first).
     ///
     /// # Errors
     ///

@@ -198,4 +198,15 @@ fn a_static_pool_starts_its_floor_when_asked_and_keeps_it() {
     pool.release_timeout(PATIENCE).unwrap();
     // The spawner counts a thread ended just after the pool does.
     assert!(eventually(|| spawner.live() == 0));
+    // A released pool keeps no workers: asked again, it starts none, and
+    // leaves no thread behind; rebooted, it warms up again.
+    pool.start_min_idle().unwrap();
+    assert_eq!(pool.running(), 0);
+    assert_eq!(pool.stats().spawned, 2, "released: nothing started");
+    assert_eq!(spawner.live(), 0);
+    pool.reboot();
+    pool.start_min_idle().unwrap();
+    assert_eq!(pool.running(), 2);
+    pool.release_timeout(PATIENCE).unwrap();
+    assert!(eventually(|| spawner.live() == 0));
 }

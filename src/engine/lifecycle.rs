@@ -122,14 +122,17 @@ impl<F: Flavor> Engine<F> {
 
     /// Starts workers (lookers, which find nothing to do and park) until the
     /// pool has its `min_idle`, or its capacity. `false` if the spawner could
-    /// not start one (the pool is as it was before that one).
+    /// not start one (the pool is as it was before that one). A released pool
+    /// keeps no workers: none is started there (one started as a release
+    /// comes in retires as the others do).
     pub(crate) fn warm<H: EngineRef<Self>>(handle: &H) -> bool {
         let this = handle.engine();
         let floor = this.config.min_idle.min(this.limit());
-        while this
-            .ctl
-            .update(|w| (w.threads() < floor).then(|| w.add_threads(1).add_lookers(1)))
-            .is_ok()
+        while this.gate.adm.load() & adm::CLOSED == 0
+            && this
+                .ctl
+                .update(|w| (w.threads() < floor).then(|| w.add_threads(1).add_lookers(1)))
+                .is_ok()
         {
             if !this.start_looker(handle) {
                 return false;

@@ -288,6 +288,14 @@ impl<F: Flavor> Waiting<F> {
         cold.reserved -= 1;
         let result = match outcome {
             Ok(result) => Some(result),
+            // Released after our push found the lane full: the release took
+            // every waiter under this lock already and will not come back for
+            // us; linked now, we would wait for good. (Checked under the lock,
+            // which the release holds while it closes `Adm` and takes the
+            // line, as a blocked thread's `wait_for_room` checks.)
+            Err(task) if this.gate.adm.load() & adm::CLOSED != 0 => {
+                Some(Err(SubmitError::Closed(task)))
+            }
             Err(task) => {
                 // Under the same lock as the reservation's release, so nobody
                 // passes: first in line again.
