@@ -56,6 +56,16 @@ pub(super) enum Attempt<T> {
     Saturated(T),
 }
 
+/// What a submit refused on the admission word `a` gets: its task back, as
+/// `Closed` if the pool is released, or to wait for room.
+#[inline]
+fn refused<T>(a: usize, task: T) -> Attempt<T> {
+    match a & adm::CLOSED {
+        0 => Attempt::Saturated(task),
+        _ => Attempt::Done(Err(SubmitError::Closed(task))),
+    }
+}
+
 impl<F: Flavor> Engine<F> {
     /// Hands `task` to the pool: see the module docs.
     pub(crate) fn submit<H: EngineRef<Self>>(
@@ -139,18 +149,12 @@ impl<F: Flavor> Engine<F> {
             // linking itself at this moment is one the CAS could pass too).
             let a = self.gate.adm.load();
             if self.refuses(a) {
-                return match a & adm::CLOSED {
-                    0 => Attempt::Saturated(task),
-                    _ => Attempt::Done(Err(SubmitError::Closed(task))),
-                };
+                return refused(a, task);
             }
             return self.place(handle, task);
         }
         if let Err(a) = self.gate.adm.enter(|a| self.refuses(a)) {
-            return match a & adm::CLOSED {
-                0 => Attempt::Saturated(task),
-                _ => Attempt::Done(Err(SubmitError::Closed(task))),
-            };
+            return refused(a, task);
         }
         // A hand-off pool: the admission is the task's until it finishes.
         self.place(handle, task)
