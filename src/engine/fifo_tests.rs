@@ -142,6 +142,32 @@ mod list {
     }
 
     #[test]
+    fn a_block_read_out_is_kept_for_the_next_install() {
+        let cap = LAP - 1; // slots a block
+        let list = List::new();
+        // Two blocks full; the last push into each installed the next.
+        for v in 0..2 * cap {
+            list.push(v).unwrap();
+        }
+        assert_eq!(list.spares(), 0);
+        for v in 0..cap {
+            assert_eq!(list.pop(), Some(v));
+        }
+        assert_eq!(list.spares(), 1, "the first block, read out, is kept");
+        // Filling the third block installs a fourth: the spare, reset.
+        for v in 2 * cap..3 * cap {
+            list.push(v).unwrap();
+        }
+        assert_eq!(list.spares(), 0, "the install took it back");
+        for v in cap..3 * cap {
+            assert_eq!(list.pop(), Some(v));
+        }
+        assert_eq!(list.pop(), None);
+        list.push(7).unwrap();
+        assert_eq!((list.pop(), list.pop()), (Some(7), None));
+    }
+
+    #[test]
     fn drop_frees_what_is_left() {
         use alloc::sync::Arc;
         let token = Arc::new(());

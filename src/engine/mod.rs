@@ -45,6 +45,8 @@ mod launch;
 mod lifecycle;
 #[cfg(feature = "alloc")]
 mod list;
+#[cfg(all(test, feature = "alloc", antpool_loom))]
+mod list_loom;
 mod node;
 mod padded;
 mod quiet;
