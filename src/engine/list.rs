@@ -10,8 +10,9 @@
 //! pop does the same on the head index. The pusher that claims a block's last
 //! slot installs the next block; the popper that reads it (or the last reader
 //! of a block, through the slots' `READ` and `DESTROY` bits) frees it — or,
-//! unlike `SegQueue`, keeps it as the list's one *spare*, which the next
-//! install takes instead of allocating (see [`List::recycle`]).
+//! unlike `SegQueue`, keeps it as one of the list's *spares* (up to
+//! `SPARES`), which the next installs take instead of allocating (see
+//! [`List::recycle`]).
 //!
 //! Written here rather than used from `crossbeam-queue` for the close:
 //! [`close`](List::close) sets a mark bit in the tail index (its lowest bit,
@@ -139,7 +140,7 @@ impl<T> Block<T> {
         }
     }
 
-    /// Makes a block taken from the spare as good as a new one: no next
+    /// Makes a block taken from the spares as good as a new one: no next
     /// block, every slot's state 0 (its value is uninitialised either way).
     /// Its owner alone sees it until it publishes it by a release store.
     fn reset(&self) {
@@ -151,7 +152,7 @@ impl<T> Block<T> {
 }
 
 impl<T> List<T> {
-    /// A block for an install: the spare if there is one (reset), else a new
+    /// A block for an install: a spare if there is one (reset), else a new
     /// one.
     fn new_block(&self) -> Box<Block<T>> {
         let mut spare = ptr::null_mut();
@@ -176,16 +177,26 @@ impl<T> List<T> {
         block
     }
 
-    /// Gives up a block whose every slot has been read: kept as the spare if
-    /// there is none (the steady state of a queue that keeps moving then
-    /// needs no allocation: a block a lap, malloc'ed by the pushers and freed
-    /// by the poppers, took glibc's arena lock between them and nearly every
-    /// context switch of the unbounded queue's tiny tasks), else freed.
+    /// A block a pusher made for an install that another pusher did (or that
+    /// a close stopped) goes back to the spares, not to the allocator.
+    fn give_back(&self, block: Option<Box<Block<T>>>) {
+        if let Some(block) = block {
+            // SAFETY: never shared: no slot of it holds a value.
+            unsafe { self.recycle(Box::into_raw(block)) };
+        }
+    }
+
+    /// Gives up a block no slot of which holds a value: kept in an empty
+    /// spare cell if there is one (the steady state of a queue that keeps
+    /// moving then needs no allocation: a block a lap, malloc'ed by the
+    /// pushers and freed by the poppers, took glibc's arena lock between them
+    /// and nearly every context switch of the unbounded queue's tiny tasks),
+    /// else freed.
     ///
     /// # Safety
     ///
     /// `block` was made by `Box::into_raw`, every one of its slots has been
-    /// read, and nobody touches it any more.
+    /// read (or none written), and nobody touches it any more.
     unsafe fn recycle(&self, block: *mut Block<T>) {
         for cell in &self.spare {
             if cell.load(Ordering::Relaxed).is_null()
@@ -248,8 +259,9 @@ impl<T> Position<T> {
 pub(crate) struct List<T> {
     head: Padded<Position<T>>,
     tail: Padded<Position<T>>,
-    /// A block given up by its last reader, kept for the next install (or
-    /// null). Touched once a block, by a popper and then a pusher.
+    /// Blocks given up by their last readers, kept for the next installs
+    /// (each cell a block or null). Touched about once a block, by a popper
+    /// and then a pusher.
     spare: [AtomicPtr<Block<T>>; SPARES],
     // `fn() -> T`: the list is `Send`/`Sync` as `T: Send` allows (below).
     _values: core::marker::PhantomData<fn() -> T>,
@@ -288,6 +300,7 @@ impl<T> List<T> {
         let mut next_block = None;
         loop {
             if tail & MARK != 0 {
+                self.give_back(next_block);
                 return Err(value);
             }
             let offset = (tail >> SHIFT) % LAP;
@@ -335,7 +348,7 @@ impl<T> List<T> {
                         // We took the last slot: install the next block. (The
                         // index moves on by `fetch_add`, which keeps a mark a
                         // `close` set meanwhile.)
-                        let Some(next) = next_block else {
+                        let Some(next) = next_block.take() else {
                             unreachable!(
                                 "antpool: the next block is made before the last slot is claimed"
                             );
@@ -354,6 +367,9 @@ impl<T> List<T> {
                     // SAFETY: the slot is ours alone until `WRITE` is set.
                     slot.value.with_mut(|cell| unsafe { (*cell).write(value) });
                     slot.state.fetch_or(WRITE, Ordering::Release);
+                    // Made for an install that another pusher did (`None` if
+                    // we installed it).
+                    self.give_back(next_block);
                     return Ok(());
                 }
                 Err(now) => {
