@@ -1,6 +1,7 @@
 //! The list under loom, with blocks of three slots: pushes and pops across a
 //! block's end (its install, the head moving on, the block given up by its
-//! last reader and taken back by an install), and a push racing `close`.
+//! last reader and taken back by an install, and read while it is filled
+//! again), and a push racing `close`.
 //! (Beside `list.rs`, which it would take past 600 lines.)
 
 use loom::sync::Arc;
@@ -94,6 +95,40 @@ fn a_block_is_reused_only_after_its_last_reader() {
         assert_eq!(seen, [1, 2, 3]);
         let rest: std::vec::Vec<u32> = core::iter::from_fn(|| list.pop()).collect();
         assert_eq!(rest, [4, 5, 6, 7, 8, 9, 10]);
+    });
+}
+
+/// A popper reading through a block that a pusher, at the same time, takes
+/// back from the spares and fills: the popper sees the reset block (no stale
+/// `WRITE`, no stale `next`) and every value once, in order.
+#[test]
+fn a_reused_block_is_read_while_it_is_filled() {
+    model(|| {
+        let list: Arc<List<u32>> = Arc::new(List::new());
+        for v in 1..=3 {
+            list.push(v).unwrap();
+        }
+        let l = list.clone();
+        let popper = loom::thread::spawn(move || {
+            let mut got = std::vec::Vec::new();
+            while got.len() < 7 {
+                match l.pop() {
+                    Some(v) => got.push(v),
+                    None => loom::thread::yield_now(),
+                }
+            }
+            got
+        });
+        let l = list.clone();
+        // 6 installs a block (the first one, if read out by then); 7 goes
+        // into its first slot.
+        let pusher = loom::thread::spawn(move || {
+            for v in 4..=7 {
+                l.push(v).unwrap();
+            }
+        });
+        pusher.join().unwrap();
+        assert_eq!(popper.join().unwrap(), [1, 2, 3, 4, 5, 6, 7]);
     });
 }
 
