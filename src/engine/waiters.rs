@@ -91,12 +91,7 @@ impl<F: Flavor> Engine<F> {
                 if a & adm::CLOSED != 0 {
                     return Attempt::Done(Err(SubmitError::Closed(task)));
                 }
-                // A bounded queue: wait until it has drained past the
-                // hysteresis, as a parked waiter does, not for one free slot.
-                // Submitters then fill it in a burst while the workers drain
-                // it undisturbed, instead of fighting them for each slot (on
-                // 4 submitters, 2 CPUs: 0.49x the time per tiny task).
-                if !self.refuses(a) && (self.config.handoff() || self.lane_drained()) {
+                if self.has_room(a) {
                     return Attempt::Saturated(task);
                 }
             }
@@ -208,8 +203,17 @@ impl<F: Flavor> Engine<F> {
     /// hysteresis.
     pub(super) fn looks_saturated(&self) -> bool {
         let a = self.gate.adm.load();
-        a & adm::CLOSED == 0
-            && (self.refuses(a) || (!self.config.handoff() && !self.lane_drained()))
+        a & adm::CLOSED == 0 && !self.has_room(a)
+    }
+
+    /// Whether a submitter that found the pool saturated has room now, on the
+    /// admission word `a`: a hand-off pool admits, or a bounded queue has
+    /// drained past the hysteresis — as a parked waiter is let in, not at one
+    /// free slot. Submitters then fill the queue in a burst while the workers
+    /// drain it undisturbed, instead of fighting them for each slot (on 4
+    /// submitters, 2 CPUs: 0.49x the time per tiny task).
+    fn has_room(&self, a: usize) -> bool {
+        !self.refuses(a) && (self.config.handoff() || self.lane_drained())
     }
 
     /// Whether a bounded queue's lane is full (a queue pool's saturation).
@@ -219,7 +223,7 @@ impl<F: Flavor> Engine<F> {
 
     /// Whether a full bounded queue has drained past the hysteresis (the mark
     /// below which its blocked submitters are let in).
-    fn lane_drained(&self) -> bool {
+    pub(super) fn lane_drained(&self) -> bool {
         self.lane.len() + self.config.hysteresis() < self.config.queue_limit
     }
 

@@ -235,9 +235,7 @@ impl<F: Flavor> Engine<F> {
     /// A queue pool: lets blocked submitters in if the lane has drained past
     /// the hysteresis.
     fn check_queue_waiters<H: EngineRef<Self>>(&self, handle: &H) {
-        if self.gate.adm.load() & adm::WAITERS != 0
-            && self.lane.len() + self.config.hysteresis() < self.config.queue_limit
-        {
+        if self.gate.adm.load() & adm::WAITERS != 0 && self.lane_drained() {
             self.let_waiters_in(handle);
         }
     }
