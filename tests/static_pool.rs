@@ -138,12 +138,14 @@ static_pool!(
 
 #[test]
 fn a_static_pool_runs_every_argument_once_within_its_capacity() {
-    for n in 1..=2_000 {
+    // Under Miri, which checks the code rather than the odds, a tenth.
+    let last: u64 = if cfg!(miri) { 200 } else { 2_000 };
+    for n in 1..=last {
         SUM_POOL.invoke(Cmd::Add(n)).unwrap();
         assert!(SUM_POOL.running() <= 4);
     }
     SUM_POOL.release_timeout(Duration::from_secs(10)).unwrap();
-    assert_eq!(SUM.load(Ordering::SeqCst), 2_001_000);
+    assert_eq!(SUM.load(Ordering::SeqCst), last * (last + 1) / 2);
     assert!(STARTED[0].load(Ordering::SeqCst) <= 4);
     assert!(eventually(|| live(0) == 0));
 }
