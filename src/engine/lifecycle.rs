@@ -208,9 +208,12 @@ impl<F: Flavor> Engine<F> {
         true
     }
 
-    /// A closed pool's admission count fell to 0: no task can come any more.
-    /// The last worker may have stayed parked for it (handshake 2): wakes or
-    /// retires the parked workers, then the releasers if that was all.
+    /// No task can come any more to a closed pool: a hand-off pool's admission
+    /// count fell to 0, or `clear_queue` or `release_drain` took tasks from a
+    /// closed lane. The last worker may have stayed parked for one (handshake
+    /// 2: it saw the lane holding a task, then not ready — a popper had
+    /// claimed it): wakes as many parked workers as tasks wait in the lane,
+    /// retires the rest, then wakes the releasers if that was all.
     pub(super) fn settle_closed(&self) {
         let mut cold = self.cold.lock();
         let (woken, retired) = self.dismiss_parked(&mut cold);
@@ -261,8 +264,10 @@ impl<F: Flavor> Engine<F> {
         this.drain_lane(handle, &mut drained);
         this.maybe_quiet();
         if this.config.lane_closes() {
-            // A releaser may wait for the lane to empty (`drained`).
-            this.wake_drains();
+            // The last worker may have stayed, parked, for a task we took
+            // (handshake 2); a releaser may wait for the lane to empty
+            // (`drained`).
+            this.settle_closed();
         }
         drained
     }
@@ -302,13 +307,21 @@ impl<F: Flavor> Engine<F> {
         // of the two, at least one sees the other (see "Handshakes" in
         // `engine/README.md`: with a plain load, Miri's weak memory showed
         // this clear missing a waiter that in turn saw the lane still full).
-        if cleared > 0 && !this.config.handoff() && this.gate.adm.read_rmw() & adm::WAITERS != 0 {
+        // A release's RMW on the word after ours reads from it, so a worker
+        // that sees the pool closed sees our pops too.
+        let a = match cleared > 0 && this.config.lane_closes() {
+            true => this.gate.adm.read_rmw(),
+            false => 0,
+        };
+        if a & adm::WAITERS != 0 {
             this.let_waiters_in(handle);
         }
         this.maybe_quiet();
-        if cleared > 0 && this.config.lane_closes() {
-            // A releaser may wait for the lane to empty (`drained`).
-            this.wake_drains();
+        if a & adm::CLOSED != 0 {
+            // Released meanwhile: its last worker may have stayed, parked, for
+            // a task we took (handshake 2); and a releaser may wait for the
+            // lane to empty (`drained`).
+            this.settle_closed();
         }
         cleared
     }
@@ -337,11 +350,17 @@ impl<F: Flavor> Engine<F> {
     /// the later one. (The lane is read but in a hand-off pool: other pools'
     /// submitters have no window, and a task pushed before the release may
     /// wait there while its submitter starts a looker for it. In a hand-off
-    /// pool `Adm`'s count covers it.)
+    /// pool `Adm`'s count covers it.) `T` is read by a read-modify-write:
+    /// a looker reserved by a swap on `Ctl` after it then reads from our
+    /// write (release) and so sees every pop our read of the lane saw. With
+    /// a load, a third thread's pop of the last task (`clear_queue`,
+    /// `release_drain`) could be seen here and not by that looker's check of
+    /// the lane, which would start a thread after we returned (allowed by
+    /// the C++ model, not by x86's or ARMv8's).
     fn drained(&self) -> bool {
         self.counters.live.load(Relaxed) == 0
             && !(self.config.lane_closes() && self.lane.has_tasks())
-            && self.ctl.load().threads() == 0
+            && self.ctl.read_rmw().threads() == 0
             && self.gate.adm.load() & adm::COUNT == 0
     }
 

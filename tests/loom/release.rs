@@ -151,6 +151,41 @@ fn a_looker_reserved_after_the_release_emptied_the_lane_never_starts() {
 }
 
 #[test]
+fn a_last_worker_staying_for_a_task_clear_queue_takes_is_let_go() {
+    // A paused pool: the task waits in the lane and its looker parks. The
+    // release ends the pause; a worker that reached `park` while paused, and
+    // then found the pool closed, stays as its last worker when it sees the
+    // lane holding the task, and parks when the task is not ready to pop:
+    // `clear_queue` on another thread has claimed it. Nobody will push again,
+    // so the clear must settle the closed pool (wake or retire its parked
+    // workers) as a hand-off pool's last admission does. Without that loom
+    // finds the worker parked for good and the release waiting for it.
+    // (`release_drain` settles too; a paused pool's drain takes the tasks out
+    // before its release ends the pause, so reaching the same state needs a
+    // `pause` racing it, and this model's size is what a CI run affords.)
+    check("last worker vs clear_queue after release", || {
+        let sum = Arc::new(AtomicUsize::new(0));
+        let (pool, _clock) = pool_with_queue(1, false, 1, sum.clone());
+        let pool = Arc::new(pool);
+        pool.pause();
+        pool.invoke(2).unwrap();
+        let clearer = {
+            let pool = pool.clone();
+            thread::spawn(move || pool.clear_queue())
+        };
+        pool.release_timeout(Duration::MAX).unwrap();
+        assert_eq!(pool.running(), 0, "a worker outlived the release");
+        let cleared = clearer.join().unwrap();
+        let ran = sum.load(Ordering::Relaxed);
+        assert_eq!(
+            ran + 2 * cleared,
+            2,
+            "the task ran and was cleared, or neither"
+        );
+    });
+}
+
+#[test]
 fn release_racing_a_queued_submit_runs_or_returns_the_task() {
     // An unbounded queue: the release closes the list too (its mark), so a
     // push lands before it — and the last worker stays for it — or fails
