@@ -19,13 +19,15 @@ use std::time::Duration;
 
 use antpool::port::lock_api::{GuardSend, RawMutex};
 use antpool::port::{Clock, Instant, Job, Signal, Spawner};
-use antpool::{IdleQueue, Pool, PoolWithFunc, SubmitError};
+use antpool::{IdleQueue, PoolWithFunc, SubmitError};
 use loom::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use loom::sync::{Arc, Condvar, Mutex};
 use loom::thread;
 
 #[path = "loom/abort.rs"]
 mod abort;
+#[path = "loom/async_waiters.rs"]
+mod async_waiters;
 #[path = "loom/isr.rs"]
 mod isr;
 #[path = "loom/oneshot.rs"]
@@ -34,6 +36,8 @@ mod oneshot;
 mod pause;
 #[path = "loom/release.rs"]
 mod release;
+#[path = "loom/scope.rs"]
+mod scope;
 
 /// A binary semaphore for loom: a flag under a loom `Mutex`, waited for on a
 /// loom `Condvar`, shared through an `Arc` so `notify` can keep it alive past the
@@ -542,198 +546,4 @@ fn a_timed_out_waiter_racing_the_queue_draining_gets_in_or_its_task_back() {
         assert_eq!(sum.load(Ordering::Relaxed) + back, 7);
         assert_eq!(pool.waiting(), 0);
     });
-}
-
-/// A value the scope's tasks write and the scope's caller reads after it, in
-/// loom's cell: loom reports the read as a data race unless the write
-/// happens-before it.
-struct Borrowed(loom::cell::UnsafeCell<u32>);
-
-// SAFETY: the model writes it from one task and reads it only after the scope
-// returned; that this is ordered is what loom checks.
-unsafe impl Sync for Borrowed {}
-
-impl Borrowed {
-    fn set(&self, value: u32) {
-        // SAFETY: one writer per cell (see `Sync`).
-        self.0.with_mut(|p| unsafe { *p = value })
-    }
-
-    fn get(&self) -> u32 {
-        // SAFETY: read after the writer is gone; loom checks that order.
-        self.0.with(|p| unsafe { *p })
-    }
-}
-
-#[test]
-fn scope_returns_only_after_its_tasks_are_gone() {
-    // Two detached tasks that borrow from the caller: the scope must wait for
-    // both (a lost wake-up is a deadlock loom reports), and what they wrote
-    // must be visible after it (else loom reports a race on the cells).
-    check("scope waits", || {
-        let clock = LoomClock(Arc::new(AtomicU64::new(0)));
-        let pool = Pool::builder_with(clock, ONE_CPU)
-            .capacity(2)
-            .disable_purge(true)
-            .build()
-            .unwrap();
-        let (a, b) = (
-            Borrowed(loom::cell::UnsafeCell::new(0)),
-            Borrowed(loom::cell::UnsafeCell::new(0)),
-        );
-        pool.scope(|s| {
-            drop(s.spawn(|| a.set(1)).unwrap());
-            drop(s.spawn(|| b.set(2)).unwrap());
-        });
-        assert_eq!(a.get() + b.get(), 3);
-        pool.release_timeout(Duration::MAX).unwrap();
-    });
-}
-
-/// A waker for the async models: a flag under a loom `Mutex`, waited for on
-/// a loom `Condvar` (blocking, not spinning: a lost wake-up is a deadlock,
-/// which loom reports, and a spin would run the model past its branch limit
-/// while the waker's thread makes its way).
-struct WakeFlag(Mutex<bool>, Condvar);
-
-impl std::task::Wake for WakeFlag {
-    fn wake(self: std::sync::Arc<Self>) {
-        *self.0.lock().unwrap() = true;
-        self.1.notify_one();
-    }
-}
-
-impl WakeFlag {
-    fn new() -> std::sync::Arc<Self> {
-        std::sync::Arc::new(WakeFlag(Mutex::new(false), Condvar::new()))
-    }
-
-    /// Blocks until woken, and consumes the wake-up.
-    fn wait(&self) {
-        let mut woken = self.0.lock().unwrap();
-        while !*woken {
-            woken = self.1.wait(woken).unwrap();
-        }
-        *woken = false;
-    }
-}
-
-/// Polls `fut` to the end on this thread, blocking between a `Pending` and
-/// its wake-up.
-fn poll_to_end<T>(mut fut: std::pin::Pin<&mut impl std::future::Future<Output = T>>) -> T {
-    let flag = WakeFlag::new();
-    let waker = std::task::Waker::from(flag.clone());
-    loop {
-        match fut
-            .as_mut()
-            .poll(&mut std::task::Context::from_waker(&waker))
-        {
-            std::task::Poll::Ready(value) => return value,
-            std::task::Poll::Pending => flag.wait(),
-        }
-    }
-}
-
-#[test]
-fn an_async_waiter_is_offered_room_and_places_its_task() {
-    // Hand-off and a queue of one: the async submitter waits behind a task,
-    // is offered room (an admission; reserved room in the queue), and its
-    // task runs — woken, never lost.
-    // The queue of one at preemption bound 0: at bound 1 it explored 6.3
-    // million interleavings (~7 minutes); the hand-off, 26 000.
-    for (queue, bound) in [(0, 1), (1, 0)] {
-        check_bounded("async waiter served", bound, move || {
-            let sum = Arc::new(AtomicUsize::new(0));
-            let (pool, _clock) = pool_with_queue(1, false, queue, sum.clone());
-            pool.invoke(1).unwrap();
-            if queue == 1 {
-                pool.invoke(4).unwrap();
-            }
-            let fut = pool.invoke_async(2);
-            poll_to_end(std::pin::pin!(fut)).unwrap();
-            pool.release_timeout(Duration::MAX).unwrap();
-            let expected = if queue == 1 { 7 } else { 3 };
-            assert_eq!(sum.load(Ordering::Relaxed), expected);
-        });
-    }
-}
-
-#[test]
-fn an_async_waiter_dropped_while_served_gives_its_room_on() {
-    // The future waits, then is dropped while a worker may be offering it
-    // room; a blocking submitter waits behind it. Its task runs only if its
-    // poll returned Ready(Ok); the blocking one always runs; no hang.
-    // The queue of one (room reserved, not an admission) at bound 0, as above.
-    for (queue, bound) in [(0, 1), (1, 0)] {
-        check_bounded("async waiter dropped", bound, move || {
-            dropped_while_served(queue)
-        });
-    }
-}
-
-fn dropped_while_served(queue: usize) {
-    let sum = Arc::new(AtomicUsize::new(0));
-    let (pool, _clock) = pool_with_queue(1, false, queue, sum.clone());
-    pool.invoke(1).unwrap();
-    if queue == 1 {
-        pool.invoke(8).unwrap();
-    }
-    let p = pool.clone();
-    let blocking = thread::spawn(move || p.invoke(4).unwrap());
-    let waker = std::task::Waker::from(WakeFlag::new());
-    let mut fut = Box::pin(pool.invoke_async(2));
-    let placed = matches!(
-        fut.as_mut()
-            .poll(&mut std::task::Context::from_waker(&waker)),
-        std::task::Poll::Ready(Ok(()))
-    );
-    drop(fut);
-    blocking.join().unwrap();
-    pool.release_timeout(Duration::MAX).unwrap();
-    let ran = sum.load(Ordering::Relaxed);
-    let always = if queue == 1 { 13 } else { 5 };
-    assert_eq!(ran & always, always, "sum {ran}");
-    assert_eq!(ran & 2 != 0, placed, "sum {ran}");
-}
-
-#[test]
-fn an_async_waiter_offered_room_and_dropped_gives_it_back() {
-    // Woken with room (an admission; in a queue pool reserved room), the
-    // future is dropped without another poll: the room must come back for
-    // the next submitter (else loom reports it blocked for good; with the
-    // queue's reservation left unfreed, it does). The drop racing the offer
-    // is `async waiter dropped`. The queue at bound 0: at bound 1 it explored
-    // 4.5 million interleavings.
-    for (queue, bound) in [(0, 1), (1, 0)] {
-        check_bounded("async room given back", bound, move || {
-            let sum = Arc::new(AtomicUsize::new(0));
-            let (pool, _clock) = pool_with_queue(1, false, queue, sum.clone());
-            pool.invoke(1).unwrap();
-            if queue == 1 {
-                pool.invoke(8).unwrap();
-            }
-            let flag = WakeFlag::new();
-            let waker = std::task::Waker::from(flag.clone());
-            let mut fut = Box::pin(pool.invoke_async(2));
-            let placed = match fut
-                .as_mut()
-                .poll(&mut std::task::Context::from_waker(&waker))
-            {
-                std::task::Poll::Ready(result) => result.is_ok(),
-                std::task::Poll::Pending => {
-                    flag.wait(); // offered room
-                    false
-                }
-            };
-            drop(fut);
-            // The next submit needs the room back. (No second thread: the
-            // model stays small, and a room never given back still hangs it.)
-            pool.invoke(4).unwrap();
-            pool.release_timeout(Duration::MAX).unwrap();
-            let ran = sum.load(Ordering::Relaxed);
-            let always = if queue == 1 { 13 } else { 5 };
-            assert_eq!(ran & always, always, "sum {ran}");
-            assert_eq!(ran & 2 != 0, placed, "sum {ran}");
-        });
-    }
 }

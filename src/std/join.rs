@@ -1,5 +1,6 @@
-//! Results: [`JoinHandle`] (blocking join, polling, and `Future`) and the
-//! [`JoinError`] it reports.
+//! Results: [`JoinHandle`] (blocking join, polling, and `Future`), the slot
+//! it shares with its task, and the task side that fills it. The
+//! [`JoinError`] it reports is in `join_error.rs`.
 //!
 //! A spawned task and its handle share one slot behind an `Arc`: a mutex around
 //! the state, a condvar for blocking joiners, and the waker of an async one. The
@@ -15,7 +16,6 @@
 //! it, its closure is dropped unrun. A slot is filled once: a later fill (the
 //! aborted task's reply, dropping) leaves it as it is.
 
-use ::std::any::Any;
 use ::std::boxed::Box;
 use ::std::panic::{AssertUnwindSafe, catch_unwind};
 use ::std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -30,170 +30,7 @@ use crate::error::SubmitError;
 use crate::sync::{AtomicU8, Ordering};
 use crate::task::{Runnable, SmallTask, Task};
 
-/// Why a spawned task produced no value.
-///
-/// ```
-/// let pool = antpool::Pool::new(1).unwrap();
-/// let err = pool.spawn(|| -> u8 { panic!("boom") }).unwrap().join().unwrap_err();
-/// assert!(err.is_panic());
-/// assert_eq!(*err.into_panic().downcast::<&str>().unwrap(), "boom");
-/// ```
-///
-/// It is `Send + Sync + 'static`, so `?` turns it into `anyhow::Error` or
-/// `Box<dyn Error + Send + Sync>`:
-///
-/// ```
-/// fn total() -> Result<u64, Box<dyn std::error::Error + Send + Sync>> {
-///     let pool = antpool::Pool::new(2)?;
-///     let handle = pool.spawn(|| 6 * 7)?;
-///     Ok(handle.join()?)
-/// }
-/// assert_eq!(total().unwrap(), 42);
-/// ```
-pub struct JoinError {
-    kind: Kind,
-}
-
-enum Kind {
-    Panicked(Payload),
-    Cancelled,
-}
-
-/// A panic payload that a `&JoinError` shared between threads never exposes:
-/// the payload is only `Send`, so the error may be `Sync` only because no
-/// `&self` method hands out a reference to it (as tokio's `JoinError` does with
-/// its `SyncWrapper`). `&self` reads it only as `&str` (a `Sync` type), and
-/// the payload itself leaves by value.
-struct Payload(Box<dyn Any + Send + 'static>);
-
-// SAFETY: a shared `&Payload` gives access only through `Payload::message`,
-// which downcasts to `&'static str` or `String` — both `Sync`, so reading them
-// from several threads at once is sound whatever the payload's type; every
-// other use of the box takes the `Payload` by value (`into_panic`).
-unsafe impl Sync for Payload {}
-
-impl Payload {
-    /// The payload's text, when it is a string (the `Sync` view of it).
-    fn message(&self) -> Option<&str> {
-        super::panic::panic_message(&*self.0)
-    }
-}
-
-impl JoinError {
-    pub(crate) fn panicked(payload: Box<dyn Any + Send + 'static>) -> Self {
-        JoinError {
-            kind: Kind::Panicked(Payload(payload)),
-        }
-    }
-
-    /// The panic's message when its payload is a string (what `panic!` with a
-    /// message gives); `None` for a cancelled task or any other payload.
-    ///
-    /// ```
-    /// let pool = antpool::Pool::new(1).unwrap();
-    /// let err = pool.spawn(|| -> u8 { panic!("no {}", "luck") }).unwrap().join().unwrap_err();
-    /// assert_eq!(err.panic_message(), Some("no luck"));
-    /// ```
-    #[must_use]
-    pub fn panic_message(&self) -> Option<&str> {
-        match &self.kind {
-            Kind::Panicked(payload) => payload.message(),
-            Kind::Cancelled => None,
-        }
-    }
-
-    /// Whether the task panicked.
-    ///
-    /// ```
-    /// let pool = antpool::Pool::new(1).unwrap();
-    /// assert!(pool.spawn(|| panic!()).unwrap().join().unwrap_err().is_panic());
-    /// ```
-    #[must_use]
-    pub fn is_panic(&self) -> bool {
-        matches!(self.kind, Kind::Panicked(_))
-    }
-
-    /// Whether the task was dropped without running (handed back by
-    /// `release_drain`, say, and not run by the caller), or aborted
-    /// ([`JoinHandle::abort`]).
-    ///
-    /// ```
-    /// use std::sync::mpsc;
-    /// let pool = antpool::Pool::builder().capacity(1).max_queued_tasks(1).build().unwrap();
-    /// let (hold, wait) = mpsc::channel::<()>();
-    /// pool.submit(move || { let _ = wait.recv(); }).unwrap();
-    /// let handle = pool.spawn(|| 7).unwrap(); // queued
-    /// drop(pool.release_drain());              // handed back, and dropped
-    /// assert!(handle.join().unwrap_err().is_cancelled());
-    /// drop(hold);
-    /// ```
-    #[must_use]
-    pub fn is_cancelled(&self) -> bool {
-        matches!(self.kind, Kind::Cancelled)
-    }
-
-    /// The panic payload, as `std::thread::JoinHandle::join` would give it.
-    ///
-    /// # Panics
-    ///
-    /// If the task was cancelled rather than panicked; see
-    /// [`try_into_panic`](JoinError::try_into_panic).
-    ///
-    /// ```
-    /// let pool = antpool::Pool::new(1).unwrap();
-    /// let err = pool.spawn(|| panic!("{}", 42)).unwrap().join().unwrap_err();
-    /// assert_eq!(*err.into_panic().downcast::<String>().unwrap(), "42");
-    /// ```
-    #[must_use]
-    pub fn into_panic(self) -> Box<dyn Any + Send + 'static> {
-        match self.try_into_panic() {
-            Ok(payload) => payload,
-            Err(_) => panic!("antpool: JoinError::into_panic on a cancelled task"),
-        }
-    }
-
-    /// The panic payload, or the error back if the task was cancelled.
-    ///
-    /// # Errors
-    ///
-    /// `Err(self)` when the task was cancelled (it never ran, so there is no payload).
-    ///
-    /// ```
-    /// let pool = antpool::Pool::new(1).unwrap();
-    /// let err = pool.spawn(|| panic!("x")).unwrap().join().unwrap_err();
-    /// assert!(err.try_into_panic().is_ok());
-    /// ```
-    pub fn try_into_panic(self) -> Result<Box<dyn Any + Send + 'static>, JoinError> {
-        match self.kind {
-            Kind::Panicked(payload) => Ok(payload.0),
-            Kind::Cancelled => Err(self),
-        }
-    }
-}
-
-impl fmt::Debug for JoinError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.kind {
-            Kind::Panicked(_) => f.write_str("JoinError::Panicked(..)"),
-            Kind::Cancelled => f.write_str("JoinError::Cancelled"),
-        }
-    }
-}
-
-impl fmt::Display for JoinError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.kind {
-            Kind::Panicked(payload) => write!(
-                f,
-                "the task panicked: {}",
-                payload.message().unwrap_or(super::panic::NOT_A_STRING)
-            ),
-            Kind::Cancelled => f.write_str("the task was dropped before it ran"),
-        }
-    }
-}
-
-impl core::error::Error for JoinError {}
+use super::join_error::JoinError;
 
 enum State<R> {
     Pending(Option<Waker>),
@@ -245,9 +82,7 @@ impl<R> Slot<R> {
             .compare_exchange(QUEUED, ABORTED, Ordering::AcqRel, Ordering::Acquire)
             .is_ok();
         if aborted {
-            self.fill(Err(JoinError {
-                kind: Kind::Cancelled,
-            }));
+            self.fill(Err(JoinError::cancelled()));
         }
         aborted
     }
@@ -490,9 +325,7 @@ impl<R, P: AsRef<Slot<R>>> Reply<R, P> {
 
 impl<R, P: AsRef<Slot<R>>> Drop for Reply<R, P> {
     fn drop(&mut self) {
-        self.complete(Err(JoinError {
-            kind: Kind::Cancelled,
-        }));
+        self.complete(Err(JoinError::cancelled()));
     }
 }
 

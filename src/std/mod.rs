@@ -10,6 +10,7 @@ mod clock;
 pub(crate) mod global;
 pub(crate) mod hooks;
 pub(crate) mod join;
+mod join_error;
 mod lock;
 pub(crate) mod panic;
 pub(crate) mod scope;
@@ -17,7 +18,8 @@ mod signal;
 mod spawner;
 
 pub use clock::StdClock;
-pub use join::{JoinError, JoinHandle};
+pub use join::JoinHandle;
+pub use join_error::JoinError;
 pub use lock::StdLock;
 pub use panic::{PanicHandler, panic_message};
 pub use scope::{Scope, ScopedJoinHandle};

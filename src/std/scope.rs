@@ -41,7 +41,8 @@ use loom::sync::{Condvar, Mutex};
 #[cfg(not(antpool_loom))]
 use std::sync::{Condvar, Mutex};
 
-use super::join::{JoinError, Reply, Slot, call};
+use super::join::{Reply, Slot, call};
+use super::join_error::JoinError;
 use crate::engine::Mode;
 use crate::error::SubmitError;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};

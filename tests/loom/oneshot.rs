@@ -10,7 +10,8 @@ use antpool::Oneshot;
 use loom::sync::Arc;
 use loom::thread;
 
-use super::{LoomLock, check, poll_to_end};
+use super::async_waiters::poll_to_end;
+use super::{LoomLock, check};
 
 fn cell() -> Arc<Oneshot<u32, LoomLock>> {
     Arc::new(Oneshot::with_lock(LoomLock::default()))
