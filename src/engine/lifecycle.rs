@@ -211,12 +211,17 @@ impl<F: Flavor> Engine<F> {
     /// No task can come any more to a closed pool: a hand-off pool's admission
     /// count fell to 0, or `clear_queue` or `release_drain` took tasks from a
     /// closed lane. The last worker may have stayed parked for one (handshake
-    /// 2: it saw the lane holding a task, then not ready — a popper had
-    /// claimed it): wakes as many parked workers as tasks wait in the lane,
-    /// retires the rest, then wakes the releasers if that was all.
+    /// 2: it saw the lane holding a task, and by the time it looked whether
+    /// one was ready another thread had popped it): wakes as many parked
+    /// workers as tasks wait in the lane, retires the rest, then wakes the
+    /// releasers if that was all. No worker is touched if a `reboot` reopened
+    /// the pool meanwhile (it reopens under the lock, where we look).
     pub(super) fn settle_closed(&self) {
         let mut cold = self.cold.lock();
-        let (woken, retired) = self.dismiss_parked(&mut cold);
+        let (woken, retired) = match self.gate.adm.load() & adm::CLOSED {
+            0 => (Chain::new(), Chain::new()),
+            _ => self.dismiss_parked(&mut cold),
+        };
         drop(cold);
         woken.finish_all(state::WAKE);
         retired.finish_all(state::RETIRE);
@@ -343,20 +348,21 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// Whether no worker thread is left, nor reserved, nor can be: no task is
-    /// in flight, no submitter inside its push window, none in the lane.
+    /// in flight (a hand-off pool's admission count), none in the lane.
     /// Under this lock, where `live` falls; then the lane before `T` (a task
     /// is popped by a worker counted in `T` from before its pop until it
     /// retires), so a task that moves on between the two reads is seen by
     /// the later one. (The lane is read but in a hand-off pool: other pools'
     /// submitters have no window, and a task pushed before the release may
     /// wait there while its submitter starts a looker for it. In a hand-off
-    /// pool `Adm`'s count covers it.) `T` is read by a read-modify-write:
-    /// a looker reserved by a swap on `Ctl` after it then reads from our
-    /// write (release) and so sees every pop our read of the lane saw. With
-    /// a load, a third thread's pop of the last task (`clear_queue`,
-    /// `release_drain`) could be seen here and not by that looker's check of
-    /// the lane, which would start a thread after we returned (allowed by
-    /// the C++ model, not by x86's or ARMv8's).
+    /// pool `Adm`'s count covers it.) `T` is read by a read-modify-write: it
+    /// heads a release sequence on `Ctl` (whose writers are all RMWs), so the
+    /// CAS of a looker reserved after it reads from it and synchronizes with
+    /// it, and that looker's check of the lane sees every pop our read of the
+    /// lane saw. With a load, a third thread's pop of the last task
+    /// (`clear_queue`, `release_drain`) could be seen here and not by that
+    /// looker's check, which would start a thread after we returned (allowed
+    /// by the C++ model, not by x86's or ARMv8's).
     fn drained(&self) -> bool {
         self.counters.live.load(Relaxed) == 0
             && !(self.config.lane_closes() && self.lane.has_tasks())

@@ -435,10 +435,10 @@ impl<F: Flavor> Engine<F> {
         }
     }
 
-    /// Gives one admission back (a hand-off task that left, or a queue pool's
-    /// submitter out of its push window); returns `Adm` from before. If that
-    /// was the last: wakes `wait_idle` callers if the pool fell quiet, and
-    /// settles a closed pool's last worker (handshake 2).
+    /// Gives one admission back (a hand-off task that left; in another pool,
+    /// an interrupt's submit out of its window, `isr.rs`); returns `Adm` from
+    /// before. If that was the last: wakes `wait_idle` callers if the pool
+    /// fell quiet, and settles a closed pool's last worker (handshake 2).
     pub(super) fn leave_admission(&self) -> usize {
         let old = self.gate.adm.leave();
         if old & adm::COUNT == 1 {

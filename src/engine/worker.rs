@@ -211,8 +211,8 @@ impl<F: Flavor> Engine<F> {
         new: Word,
     ) -> Option<F::Task> {
         if new.threads() == 0 && self.last_must_stay() {
-            // It looks, then parks until the submitter's leave settles it
-            // (`park`, handshake 2).
+            // It looks; `park` decides whether it stays for the task
+            // (handshake 2).
             self.ctl.apply(|w| w.add_threads(1).add_lookers(1));
             return self.find_task(handle, me);
         }
@@ -224,10 +224,10 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// Whether the last worker of a pool, just out of the word, must stay: a
-    /// task is admitted and not finished (hand-off), or a submitter is inside
-    /// its push window — or a task is in the lane. `Adm` first: a submitter
-    /// that left its window pushed before it left, so the lane read after it
-    /// sees the push (handshake 2 in `engine/README.md`).
+    /// hand-off task is admitted and not finished (`Adm`'s count, 0 in other
+    /// pools), or the lane holds a task or a claimed slot (handshake 2 in
+    /// `engine/README.md`: in a closed pool other than a hand-off one, that
+    /// read counts every slot ever claimed).
     fn last_must_stay(&self) -> bool {
         self.gate.adm.read_rmw() & adm::COUNT > 0 || self.lane.has_tasks()
     }
@@ -323,28 +323,34 @@ impl<F: Flavor> Engine<F> {
         let mut cold = self.cold.lock();
         let closed = self.gate.adm.load() & adm::CLOSED != 0;
         let limit = self.limit();
-        let (old, mut new) = self.ctl.apply(|w| match closed || w.threads() > limit {
-            true => w.sub_lookers(1).sub_threads(1),
-            false => w.sub_lookers(1),
+        // Closed or over the capacity, a looker leaves the word (`T-1`) —
+        // except the last worker of a closed pool while a task is on its way:
+        // a hand-off task admitted and not finished, or a slot of the lane
+        // claimed and not ready to pop (handshake 2). That one stays counted
+        // (it parks, or looks again below if the task is ready) until the
+        // submitter's handshake wakes it or a settle (`settle_closed`, under
+        // this lock) wakes or retires it. It decides on the value its swap
+        // replaces: were it to leave and then count itself back in, `T`
+        // would read 0 in between, and a submitter would reserve a looker
+        // that runs the task and leaves, not the last — with nobody left to
+        // wake the one that came back and parked (loom, `release vs bounded
+        // queue submit` at three preemptions).
+        let (old, new) = self.ctl.apply(|w| {
+            let leaves = (closed || w.threads() > limit)
+                && !(closed && w.threads() == 1 && self.last_must_stay());
+            match leaves {
+                true => w.sub_lookers(1).sub_threads(1),
+                false => w.sub_lookers(1),
+            }
         });
         if new.threads() < old.threads() {
-            if closed && new.threads() == 0 && self.last_must_stay() {
-                // The last worker of a closed pool while a task is admitted and
-                // not yet pushed (or, hand-off, not finished): it stays, parked
-                // (or looks again, below, if the task is in the lane). The
-                // submitter's leave settles it (`settle_closed`), under this
-                // lock, which it takes after its leave: so either we saw the
-                // count at 0 and retire, or it finds us parked (handshake 2).
-                new = self.ctl.apply(|w| w.add_threads(1)).1;
-            } else {
-                drop(cold);
-                self.left_work(new);
-                if self.lane.has_tasks() {
-                    // Closed or surplus, it leaves; the tasks get a taker.
-                    self.ensure_taker(handle);
-                }
-                return Park::Retire;
+            drop(cold);
+            self.left_work(new);
+            if self.lane.has_tasks() {
+                // Closed or surplus, it leaves; the tasks get a taker.
+                self.ensure_taker(handle);
             }
+            return Park::Retire;
         }
         // The handshake: a submitter that pushed before our swap and read the
         // word from before it counted on us to see its task. (A task whose

@@ -56,7 +56,9 @@ fn release_racing_a_bounded_queue_submit_runs_or_returns_the_task() {
     // ring's mark), so a push lands before it — and the last worker, which
     // reads the lane after the flag, stays for it — or fails `Closed`. (With
     // the worker retiring on `Adm`'s flag alone, without the lane read, loom
-    // finds the task stranded.)
+    // finds the task stranded.) At three preemptions (`LOOM_MAX_PREEMPTIONS=3`,
+    // minutes) it also finds the last worker parked for good if it leaves the
+    // workers' word and then counts itself back in to stay (handshake 2).
     check("release vs bounded queue submit", || {
         release_racing_a_submit(1);
     });
@@ -155,14 +157,14 @@ fn a_last_worker_staying_for_a_task_clear_queue_takes_is_let_go() {
     // A paused pool: the task waits in the lane and its looker parks. The
     // release ends the pause; a worker that reached `park` while paused, and
     // then found the pool closed, stays as its last worker when it sees the
-    // lane holding the task, and parks when the task is not ready to pop:
-    // `clear_queue` on another thread has claimed it. Nobody will push again,
-    // so the clear must settle the closed pool (wake or retire its parked
-    // workers) as a hand-off pool's last admission does. Without that loom
-    // finds the worker parked for good and the release waiting for it.
-    // (`release_drain` settles too; a paused pool's drain takes the tasks out
-    // before its release ends the pause, so reaching the same state needs a
-    // `pause` racing it, and this model's size is what a CI run affords.)
+    // lane holding the task, and parks when none is ready to pop:
+    // `clear_queue` on another thread has popped it meanwhile. Nobody will
+    // push again, so the clear must settle the closed pool (wake or retire its
+    // parked workers) as a hand-off pool's last admission does. Without that
+    // loom finds the worker parked for good and the release waiting for it.
+    // (`release_drain` settles too. A paused pool's drain takes the tasks out
+    // before its release ends the pause, so its model needs more threads — a
+    // `pause` or a submit racing it — than a CI run affords.)
     check("last worker vs clear_queue after release", || {
         let sum = Arc::new(AtomicUsize::new(0));
         let (pool, _clock) = pool_with_queue(1, false, 1, sum.clone());
@@ -177,10 +179,9 @@ fn a_last_worker_staying_for_a_task_clear_queue_takes_is_let_go() {
         assert_eq!(pool.running(), 0, "a worker outlived the release");
         let cleared = clearer.join().unwrap();
         let ran = sum.load(Ordering::Relaxed);
-        assert_eq!(
-            ran + 2 * cleared,
-            2,
-            "the task ran and was cleared, or neither"
+        assert!(
+            matches!((ran, cleared), (2, 0) | (0, 1)),
+            "the task must run or be cleared, once: ran {ran}, cleared {cleared}"
         );
     });
 }
