@@ -336,8 +336,10 @@ impl<F: Flavor> Engine<F> {
         // wake the one that came back and parked (loom, `release vs bounded
         // queue submit` at three preemptions).
         let (old, new) = self.ctl.apply(|w| {
-            let leaves = (closed || w.threads() > limit)
-                && !(closed && w.threads() == 1 && self.last_must_stay());
+            let leaves = match closed {
+                true => !(w.threads() == 1 && self.last_must_stay()),
+                false => w.threads() > limit,
+            };
             match leaves {
                 true => w.sub_lookers(1).sub_threads(1),
                 false => w.sub_lookers(1),
