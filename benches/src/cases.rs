@@ -157,7 +157,7 @@ pub fn cases(sizes: &Sizes, only: &[String], base: bool) -> Vec<Case> {
                 use Kind::*;
                 if matches!(
                     kind,
-                    BlockingThreadpool | AntpoolQueue | CbBounded | CbBounded64
+                    BlockingThreadpool | AntpoolQueue | CbBounded | CbExact | CbBounded64
                 ) {
                     continue;
                 }
@@ -244,7 +244,12 @@ pub fn cases(sizes: &Sizes, only: &[String], base: bool) -> Vec<Case> {
             // to start, which needs `workers` threads at once, not a queue.
             let queue = matches!(
                 kind,
-                BlockingThreadpool | AntpoolQueue | AntpoolUnbounded | CbBounded | CbBounded64
+                BlockingThreadpool
+                    | AntpoolQueue
+                    | AntpoolUnbounded
+                    | CbBounded
+                    | CbExact
+                    | CbBounded64
             );
             if kind.is_thread_per_task() || queue {
                 continue;
@@ -263,6 +268,7 @@ pub fn cases(sizes: &Sizes, only: &[String], base: bool) -> Vec<Case> {
             Antpool,
             AntpoolQueue,
             CbBounded,
+            CbExact,
             CbBounded64,
             BlockingThreadpool,
             Threadpool,

@@ -28,6 +28,12 @@ pub enum Kind {
     /// `cap` threads fed through `crossbeam_channel::bounded(cap)`: the
     /// same-job reference of antpool's hand-off mode.
     CbBounded,
+    /// `cap` threads fed through `crossbeam_channel::bounded(cap)`, with exactly
+    /// `cap` tasks admitted at once (a submitter takes one of `cap` permits
+    /// from a second channel; a worker gives it back after the task): the
+    /// hand-off's own job done with crossbeam parts, which `bounded(cap)`
+    /// alone does not do (it admits up to 2 × cap).
+    CbExact,
     /// `cap` threads fed through `crossbeam_channel::bounded(64)`: the
     /// same-job reference of `antpool (queue 64)`.
     CbBounded64,
@@ -58,11 +64,12 @@ pub enum Kind {
 
 impl Kind {
     /// All peers, antpool first.
-    pub const ALL: [Kind; 14] = [
+    pub const ALL: [Kind; 15] = [
         Kind::Antpool,
         Kind::AntpoolQueue,
         Kind::AntpoolUnbounded,
         Kind::CbBounded,
+        Kind::CbExact,
         Kind::CbBounded64,
         Kind::CbUnbounded,
         Kind::Threadpool,
@@ -95,6 +102,7 @@ impl Kind {
             Kind::AntpoolX4 => "antpool (4× cap)",
             Kind::AntpoolQueue1024 => "antpool (queue 1024)",
             Kind::CbBounded => "cb-bounded(cap)",
+            Kind::CbExact => "cb-exact(cap)",
             Kind::CbBounded64 => "cb-bounded(64)",
             Kind::CbUnbounded => "cb-unbounded",
             Kind::Threadpool => "threadpool",
@@ -164,6 +172,9 @@ impl Kind {
 pub struct ChannelPool {
     /// The submitting end; dropped first at shutdown.
     tx: Option<Sender<Task>>,
+    /// `cb-exact(cap)`: the permits, one per task in flight (a submitter
+    /// takes one before it sends; a worker sends it back after the task).
+    permits: Option<Receiver<()>>,
     /// The worker threads, joined at shutdown.
     threads: Vec<JoinHandle<()>>,
 }
@@ -171,18 +182,46 @@ pub struct ChannelPool {
 impl ChannelPool {
     /// Starts `cap` threads reading from the channel `(tx, rx)`.
     fn new(cap: usize, (tx, rx): (Sender<Task>, Receiver<Task>)) -> ChannelPool {
+        ChannelPool::with_permits(cap, (tx, rx), None)
+    }
+
+    /// `cap` threads over `bounded(cap)` that admit exactly `cap` tasks at once:
+    /// `cap` permits in a channel of their own.
+    fn exact(cap: usize) -> ChannelPool {
+        let (give, take) = crossbeam_channel::bounded(cap);
+        for _ in 0..cap {
+            give.send(()).expect("room for every permit");
+        }
+        let mut pool = ChannelPool::with_permits(cap, crossbeam_channel::bounded(cap), Some(give));
+        pool.permits = Some(take);
+        pool
+    }
+
+    /// Starts `cap` threads reading from `(tx, rx)`; each sends a permit to
+    /// `give_back` after every task, if given one.
+    fn with_permits(
+        cap: usize,
+        (tx, rx): (Sender<Task>, Receiver<Task>),
+        give_back: Option<Sender<()>>,
+    ) -> ChannelPool {
         let threads = (0..cap)
             .map(|_| {
                 let rx = rx.clone();
+                let give_back = give_back.clone();
                 std::thread::spawn(move || {
                     while let Ok(task) = rx.recv() {
                         task();
+                        if let Some(give_back) = &give_back {
+                            // (Fails only once the pool is dropped.)
+                            let _ = give_back.send(());
+                        }
                     }
                 })
             })
             .collect();
         ChannelPool {
             tx: Some(tx),
+            permits: None,
             threads,
         }
     }
@@ -190,6 +229,26 @@ impl ChannelPool {
     /// The submitting end (there until drop).
     fn sender(&self) -> &Sender<Task> {
         self.tx.as_ref().expect("the sender lives until drop")
+    }
+
+    /// Sends `task`, first taking a permit if the pool admits exactly `cap`.
+    fn send(&self, task: Task) {
+        if let Some(permits) = &self.permits {
+            permits.recv().expect("workers alive");
+        }
+        self.sender().send(task).expect("workers alive");
+    }
+
+    /// Sends `task` if the pool has room now; hands it back if not.
+    fn try_send(&self, task: Task) -> Result<(), Task> {
+        if let Some(permits) = &self.permits
+            && permits.try_recv().is_err()
+        {
+            return Err(task);
+        }
+        self.sender().try_send(task).map_err(|e| match e {
+            TrySendError::Full(task) | TrySendError::Disconnected(task) => task,
+        })
     }
 }
 
@@ -294,6 +353,7 @@ impl Peer {
             Kind::CbBounded => {
                 Peer::Channel(ChannelPool::new(cap, crossbeam_channel::bounded(cap)))
             }
+            Kind::CbExact => Peer::Channel(ChannelPool::exact(cap)),
             Kind::CbBounded64 => {
                 Peer::Channel(ChannelPool::new(cap, crossbeam_channel::bounded(64)))
             }
@@ -356,7 +416,7 @@ impl Peer {
             Peer::Rayon(p) => p.spawn(task),
             Peer::Tokio(rt) => drop(rt.spawn_blocking(task)),
             Peer::RustyPool(p) => p.execute(task),
-            Peer::Channel(p) => p.sender().send(Box::new(task)).expect("workers alive"),
+            Peer::Channel(p) => p.send(Box::new(task)),
             Peer::SmolBlocking => blocking::unblock(task).detach(),
             Peer::BlockingThreadpool(p) => p.execute(task),
             Peer::ThreadPerTask => drop(std::thread::spawn(task)),
@@ -378,12 +438,64 @@ impl Peer {
             Peer::Antpool(p) | Peer::AntpoolAsync(p) => {
                 Some(p.try_submit(task).map_err(|e| e.into_inner().into_box()))
             }
-            Peer::Channel(p) => Some(p.sender().try_send(task).map_err(|e| match e {
-                TrySendError::Full(task) | TrySendError::Disconnected(task) => task,
-            })),
+            Peer::Channel(p) => Some(p.try_send(task)),
             // rusty_pool's `try_execute` queues rather than rejects; the others
             // have no non-blocking submit at all.
             _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Barrier;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// `cb-exact(cap)` admits `cap` tasks and refuses the next until one
+    /// finishes; `cb-bounded(cap)` queues `cap` more besides the running ones.
+    #[test]
+    fn cb_exact_admits_exactly_cap_tasks() {
+        let cap = 2;
+        for (kind, admitted) in [(Kind::CbExact, cap), (Kind::CbBounded, 2 * cap)] {
+            let peer = Peer::new(kind, cap);
+            let gate = Arc::new(Barrier::new(cap + 1));
+            let started = Arc::new(AtomicUsize::new(0));
+            for _ in 0..cap {
+                let (gate, started) = (gate.clone(), started.clone());
+                peer.submit(move || {
+                    started.fetch_add(1, Ordering::SeqCst);
+                    gate.wait();
+                });
+            }
+            // Every worker holds a task: the channel is empty.
+            while started.load(Ordering::SeqCst) < cap {
+                std::thread::yield_now();
+            }
+            let mut queued = 0;
+            while queued < 3 * cap {
+                if peer
+                    .try_submit(Box::new(|| {}))
+                    .expect("has try_submit")
+                    .is_err()
+                {
+                    break;
+                }
+                queued += 1;
+            }
+            // (Let the workers go before asserting: a panic with them held
+            // would hang in the pool's join.)
+            gate.wait();
+            assert_eq!(cap + queued, admitted, "{}", kind.name());
+            // The refusal was saturation, not a closed pool: room comes back.
+            let mut back = Box::new(|| {}) as Task;
+            loop {
+                match peer.try_submit(back).expect("has try_submit") {
+                    Ok(()) => break,
+                    Err(task) => back = task,
+                }
+                std::thread::yield_now();
+            }
         }
     }
 }
