@@ -34,32 +34,60 @@
 //! long spin followed by a park is the worst of both. So each signal adapts its
 //! budget to what its waits turned out to be: a wait satisfied while spinning
 //! keeps (or grows) the budget to twice the rounds it needed; a wait that had to
-//! park halves it. The spin yields every few rounds, so five threads sharing two
-//! cores still let the thread that has the work run.
+//! park halves it. The spin is short: `FIRST_YIELD` rounds of `spin_loop`,
+//! then **one** `yield_now` (so eight threads sharing two cores let the thread
+//! that has the work run), then `YIELD_EVERY` rounds more, and it parks.
 //!
-//! At most twice as many threads as the process has CPUs spin at once (the
-//! count is shared by every signal); the others park at once. A pool of a
+//! At most three times as many threads as the process has CPUs spin at once
+//! (the count is shared by every signal); the others park at once. A pool of a
 //! thousand workers otherwise had hundreds of parking workers spinning and
 //! yielding together: on 100 000 sleeps of 10 ms at capacity 1 000, workers
 //! took 92 % of all CPU samples, a third of it in this spin and `sched_yield`,
 //! and the submitter — the one thread every admission waits for — spent a
-//! third of its samples waiting to be scheduled. With the cap (and the
-//! engine's spins bounded by time, `engine/spin.rs`) that case takes 0.69×
-//! the time; tiny tasks at capacity 4 move within 0.87–1.07×, beside a busy
-//! process with four submitters 0.49× (hand-off) and 0.94× (queue of 64);
-//! latency is unchanged (paired interleaved runs, medians of 9 per-round
-//! ratios against the spin without the cap).
+//! third of its samples waiting to be scheduled.
+//!
+//! Until 2026-11-26 a spin could run 2 048 rounds, yielding every 16 after
+//! the first 64, and the cap was twice the CPUs. With four submitters and four
+//! workers (cap 4) on two CPUs, eight threads wait in turn, and the cap was
+//! what parked them: per 1 000 000 tiny tasks, ~2 000 waiting submitters and
+//! ~3 000 parking workers found four others spinning and parked at once
+//! (counted with temporary counters), while a spin that did run missed its
+//! token 1–4 % of the time. Those parks were three quarters of the
+//! hand-off's context switches there, twice `cb-bounded(cap)`'s (issue 11).
+//! Three times the CPUs lets them spin; one yield keeps each spin from
+//! handing the CPU back and forth beside a busy process, where the long
+//! spins' yields were the switches (given room to spin with the old spin,
+//! workers parked ~700 times per 1 000 000 tasks there and the switches
+//! still rose, to 45 000–105 000). Paired against the
+//! old spin, `tiny` at cap 4 (new ÷ old, medians of 9 interleaved rounds,
+//! seeds 701 and 709; 1 submitter / 4 / busy with 1 / busy with 4):
+//!
+//! | mode | time | context switches |
+//! |---|---|---|
+//! | hand-off | 0.98, 1.00 / **0.92**, **0.92** / **0.64**, **0.72** / 1.13, 1.00 | 0.88, 1.04 / **0.42**, **0.37** / 0.43, 0.52 / 1.10, 0.89 |
+//! | queue of 64 | 0.97, 1.13 / 1.03, 1.01 / **0.69**, **0.70** / 1.03, 1.01 | 0.90, 0.96 / 0.60, 0.64 / 0.30, 0.37 / 1.12, 1.01 |
+//! | unbounded queue | 1.04, 1.03 / 1.00, 1.04 / 1.06, 0.98 / 1.04, 1.08 | 1.07, 1.23 / 0.85, 1.09 / 1.25, 1.23 / 0.95, 0.95 |
+//!
+//! The hand-off beside a busy process with four submitters is the cost: over
+//! six runs (two above, four of 7–9 rounds with a smaller harness) it read
+//! 0.91–1.32, a median of ~1.06 — more threads spinning on the one CPU left.
+//! Sleepy (capacity 10 000 and 1 000) and latency did not move (seed 703).
 //!
 //! # What was tried and measured worse
 //!
 //! A spin bounded by time instead of rounds (0.25–16 µs, adaptive), with at
-//! most four yields after it and no yield loop: the sleeps above as fast, but
-//! beside a busy process one submitter blocked on a full queue took 1.77× the
-//! time, a hand-off pool's one submitter 1.53×, and four submitters on a full
-//! queue 1.31× (the yields in the loop are what keeps a blocked submitter warm
-//! enough to take its next turn without a trip through the kernel; the yield
-//! returns at once when nothing else waits for the core). Capping the spinners
-//! at ⌊CPUs / 2⌋ or at the CPUs cost idle tiny tasks 1.15–1.36×.
+//! most four yields after it and no yield loop, measured before the engine
+//! had lookers of its own (v1): the sleeps above as fast, but beside a busy
+//! process one submitter blocked on a full queue took 1.77× the time, a
+//! hand-off pool's one submitter 1.53×, and four submitters on a full queue
+//! 1.31×. Capping the spinners at ⌊CPUs / 2⌋ or at the CPUs cost idle tiny
+//! tasks 1.15–1.36×. On 2026-11-26, against the 2 048-round spin (paired
+//! rounds, `tiny`, hand-off): no yield at all (64 rounds, then park) took
+//! 1.09–1.28× on an idle machine with 5–17× the context switches; a cap of
+//! its own for workers' signals (four, beside the submitters' four) cut the
+//! switches with four submitters to 0.32–0.53× but took 1.25–1.46× beside a
+//! busy process; a spin that gives up after a yield that took over 50 µs
+//! changed nothing with four submitters beside a busy process (1.20).
 
 use ::std::thread::{self, Thread};
 use ::std::time::Instant as StdInstant;
@@ -76,27 +104,37 @@ const PARKED: u32 = 2;
 /// Spin budget bounds, in rounds (a round is one check plus a `spin_loop` hint,
 /// or a `yield_now` every `YIELD_EVERY` rounds).
 const MIN_SPIN: u32 = 8;
-const INITIAL_SPIN: u32 = 128;
-const MAX_SPIN: u32 = 1 << 11;
 const YIELD_EVERY: u32 = 16;
 const FIRST_YIELD: u32 = 64;
+/// At most one yield: the spin ends `YIELD_EVERY` rounds after it (see
+/// "Spinning" above).
+const MAX_SPIN: u32 = FIRST_YIELD + YIELD_EVERY;
+const INITIAL_SPIN: u32 = MAX_SPIN;
 /// A park shorter than this means the spin gave up too early: a wake-up through
 /// `park` costs ~10 µs here, so a token that came within ~20 µs was worth
 /// spinning for.
 const SHORT_PARK: Duration = Duration::from_micros(20);
 
+/// Whether a spin yields at `round` (once, within `MAX_SPIN`). No yield in the
+/// first rounds: a thread that yields and then parks is slower to wake
+/// (measured: ~4 µs → ~13 µs at p50).
+fn yields_at(round: u32) -> bool {
+    round >= FIRST_YIELD && round % YIELD_EVERY == 0
+}
+
 /// Threads of this process spinning in a signal now.
 static SPINNING: AtomicUsize = AtomicUsize::new(0);
-/// How many may: twice the CPUs, asked once (0 until then).
+/// How many may: three times the CPUs, asked once (0 until then).
 static MAX_SPINNING: AtomicUsize = AtomicUsize::new(0);
 
-/// Twice the CPUs this process may run on: the most threads that spin at once.
+/// Three times the CPUs this process may run on: the most threads that spin at
+/// once.
 fn max_spinning() -> usize {
     match MAX_SPINNING.load(Ordering::Relaxed) {
         0 => {
             // Reads cgroup files and allocates: once per process (a race only
             // asks twice).
-            let n = 2 * thread::available_parallelism().map_or(1, |n| n.get());
+            let n = 3 * thread::available_parallelism().map_or(1, |n| n.get());
             MAX_SPINNING.store(n, Ordering::Relaxed);
             n
         }
@@ -146,7 +184,7 @@ impl StdSignal {
             .is_ok()
     }
 
-    /// Spins up to the budget, if fewer than twice the CPUs' worth of threads
+    /// Spins up to the budget, if fewer than three times the CPUs' worth of threads
     /// spin already; `true` if a token was consumed.
     fn spin(&self) -> bool {
         if SPINNING.fetch_add(1, Ordering::Relaxed) >= max_spinning() {
@@ -174,9 +212,7 @@ impl StdSignal {
                     .store(next.clamp(MIN_SPIN, MAX_SPIN), Ordering::Relaxed);
                 return true;
             }
-            // No yield in the first rounds: a thread that yields and then parks
-            // is slower to wake (measured: ~4 µs → ~13 µs at p50).
-            if round >= FIRST_YIELD && round % YIELD_EVERY == 0 {
+            if yields_at(round) {
                 thread::yield_now();
             } else {
                 spin_loop();
@@ -316,5 +352,41 @@ impl Signal for StdSignal {
                 }
             }
         }
+    }
+}
+
+#[cfg(all(test, not(antpool_loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spin_yields_once_at_most_whatever_its_waits_taught_it() {
+        let s = StdSignal::new();
+        // Parks that ended within SHORT_PARK grow the budget as far as it goes.
+        for _ in 0..32 {
+            s.learn(Duration::from_micros(1));
+        }
+        let budget = s.spin.load(Ordering::Relaxed);
+        assert_eq!(budget, MAX_SPIN);
+        assert_eq!((0..budget).filter(|&r| yields_at(r)).count(), 1);
+        // Long parks shrink it to the floor, which spins without a yield.
+        for _ in 0..32 {
+            s.learn(Duration::from_millis(1));
+        }
+        let budget = s.spin.load(Ordering::Relaxed);
+        assert_eq!(budget, MIN_SPIN);
+        assert_eq!((0..budget).filter(|&r| yields_at(r)).count(), 0);
+    }
+
+    #[test]
+    fn a_wait_without_a_token_gives_up_its_spin_and_times_out() {
+        let s = StdSignal::new();
+        let start = StdInstant::now();
+        assert!(!s.wait_timeout(Duration::from_millis(2)));
+        assert!(start.elapsed() >= Duration::from_millis(2));
+        // The word is back to EMPTY: a token now is kept for the next wait.
+        // SAFETY: `s` is live for the whole call.
+        unsafe { Signal::notify(&s) };
+        assert!(s.wait_timeout(Duration::ZERO));
     }
 }
