@@ -83,11 +83,12 @@
 //! 1.31×. Capping the spinners at ⌊CPUs / 2⌋ or at the CPUs cost idle tiny
 //! tasks 1.15–1.36×. On 2026-11-26, against the 2 048-round spin (paired
 //! rounds, `tiny`, hand-off): no yield at all (64 rounds, then park) took
-//! 1.09–1.28× on an idle machine with 5–17× the context switches; a cap of
-//! its own for workers' signals (four, beside the submitters' four) cut the
-//! switches with four submitters to 0.32–0.53× but took 1.25–1.46× beside a
-//! busy process; a spin that gives up after a yield that took over 50 µs
-//! changed nothing with four submitters beside a busy process (1.20).
+//! 1.09–1.40× on an idle machine with 1.7–4.9× the context switches; a cap
+//! of its own for workers' signals (four, beside the submitters' four) cut
+//! the switches with four submitters to 0.32–0.53× but took 1.25–1.46×
+//! beside a busy process (four runs; 0.91 in a fifth, under heavy load from
+//! outside); a spin that gives up after a yield that took over 50 µs changed
+//! nothing with four submitters beside a busy process (1.20).
 
 use ::std::thread::{self, Thread};
 use ::std::time::Instant as StdInstant;
