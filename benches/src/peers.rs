@@ -188,22 +188,22 @@ impl ChannelPool {
     /// `cap` threads over `bounded(cap)` that admit exactly `cap` tasks at once:
     /// `cap` permits in a channel of their own.
     fn exact(cap: usize) -> ChannelPool {
-        let (give, take) = crossbeam_channel::bounded(cap);
+        let permits = crossbeam_channel::bounded(cap);
         for _ in 0..cap {
-            give.send(()).expect("room for every permit");
+            permits.0.send(()).expect("room for every permit");
         }
-        let mut pool = ChannelPool::with_permits(cap, crossbeam_channel::bounded(cap), Some(give));
-        pool.permits = Some(take);
-        pool
+        ChannelPool::with_permits(cap, crossbeam_channel::bounded(cap), Some(permits))
     }
 
-    /// Starts `cap` threads reading from `(tx, rx)`; each sends a permit to
-    /// `give_back` after every task, if given one.
+    /// Starts `cap` threads reading from `(tx, rx)`. With `permits`, a
+    /// submitter takes one from its receiving end before it sends, and each
+    /// worker sends one back to its sending end after every task.
     fn with_permits(
         cap: usize,
         (tx, rx): (Sender<Task>, Receiver<Task>),
-        give_back: Option<Sender<()>>,
+        permits: Option<(Sender<()>, Receiver<()>)>,
     ) -> ChannelPool {
+        let (give_back, permits) = permits.unzip();
         let threads = (0..cap)
             .map(|_| {
                 let rx = rx.clone();
@@ -221,7 +221,7 @@ impl ChannelPool {
             .collect();
         ChannelPool {
             tx: Some(tx),
-            permits: None,
+            permits,
             threads,
         }
     }

@@ -69,9 +69,12 @@
 //! | unbounded queue | 1.04, 1.03 / 1.00, 1.04 / 1.06, 0.98 / 1.04, 1.08 | 1.07, 1.23 / 0.85, 1.09 / 1.25, 1.23 / 0.95, 0.95 |
 //!
 //! The hand-off beside a busy process with four submitters is the cost: over
-//! six runs (two above, four of 7–9 rounds with a smaller harness) it read
-//! 0.91–1.32, a median of ~1.06 — more threads spinning on the one CPU left.
-//! Sleepy (capacity 10 000 and 1 000) and latency did not move (seed 703).
+//! nine runs (the two above, seeds 721 and 741 of the whole harness, five of
+//! 7–9 rounds with a smaller one) it read 0.91–1.33, a median of ~1.06 —
+//! more threads spinning on the one CPU left. Sleepy (capacity 10 000 and
+//! 1 000) did not move (seeds 703, 721, 741: 0.99–1.03); latency's p50 read
+//! 0.99–1.13 new ÷ old, the spread every pool shows there (in that workload
+//! each park lasts ~25 µs, so both spins shrink to their 8-round floor).
 //!
 //! # What was tried and measured worse
 //!
@@ -108,7 +111,7 @@ const NOTIFIED: u32 = 1;
 const PARKED: u32 = 2;
 
 /// Spin budget bounds, in rounds (a round is one check plus a `spin_loop` hint,
-/// or a `yield_now` every `YIELD_EVERY` rounds).
+/// or, once, a `yield_now`: see [`yields_at`]).
 const MIN_SPIN: u32 = 8;
 const YIELD_EVERY: u32 = 16;
 const FIRST_YIELD: u32 = 64;
