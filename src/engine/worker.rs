@@ -322,6 +322,16 @@ impl<F: Flavor> Engine<F> {
         let now = self.clock.now();
         let mut cold = self.cold.lock();
         let closed = self.gate.adm.load() & adm::CLOSED != 0;
+        if closed && !self.is_paused() && self.lane.has_ready() {
+            // A released pool's task is ready in the lane: this looker takes
+            // it rather than leave. Leaving, it would hand the task to
+            // `ensure_taker`, which with nobody else awake starts a thread for
+            // it — a new thread after the release, in place of one that was
+            // there (seen once in CI: a fifth thread for a pool of four). It
+            // stays counted as a looker and looks again; no word changes.
+            drop(cold);
+            return Park::Look;
+        }
         let limit = self.limit();
         // Closed or over the capacity, a looker leaves the word (`T-1`) —
         // except the last worker of a closed pool while a task is on its way:

@@ -1,17 +1,20 @@
 //! Models of `release` racing what feeds the lane (`lifecycle.rs`, handshake 2
 //! in `engine/README.md`): a submit (hand-off, a bounded and an unbounded
-//! queue), the first submit of a queue pool, expiry, a paused pool's looker,
-//! `release_drain` and `clear_queue`. Every accepted task runs before the
-//! release returns, or comes back; no worker starts after it.
+//! queue), the first submit of a queue pool, expiry, a paused pool's looker, a
+//! looker finding a task ready, `release_drain` and `clear_queue`. Every
+//! accepted task runs before the release returns, or comes back; no worker
+//! starts after it.
 
 use std::time::Duration;
 
+use antpool::PoolWithFunc;
 use antpool::SubmitError;
 use loom::sync::Arc;
-use loom::sync::atomic::{AtomicUsize, Ordering};
+use loom::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use loom::sync::{Condvar, Mutex};
 use loom::thread;
 
-use super::{LoomPool, check, pool_with_queue};
+use super::{LoomClock, LoomPool, ONE_CPU, check, pool_with_queue};
 
 /// Invokes `pool` with `arg` on another thread, racing a release: the thread
 /// returns `arg` if the pool took it, 0 if it came back `Closed` (any other
@@ -183,6 +186,57 @@ fn a_last_worker_staying_for_a_task_clear_queue_takes_is_let_go() {
             matches!((ran, cleared), (2, 0) | (0, 1)),
             "the task must run or be cleared, once: ran {ran}, cleared {cleared}"
         );
+    });
+}
+
+#[test]
+fn a_looker_of_a_released_pool_takes_a_ready_task_and_starts_no_thread() {
+    // A hand-off pool of two: task 1 holds its worker at a gate, task 2's
+    // worker finishes and looks, and task 4 goes to the lane for it. Then the
+    // gate opens and the pool is released. A looker that parks after the
+    // release must take a task that is ready in the lane, not leave: leaving,
+    // it handed the task to `ensure_taker`, which with nobody else awake (the
+    // other worker busy) started a third thread for it — loom finds that in
+    // ~30 s without the lane check in `park`; CI saw it as a fifth thread for
+    // a static pool of four. Nothing retires before the release (no expiry,
+    // no `tune`), so two threads are all there ever are. (Without the gate,
+    // or with task 4 submitted at once, the model is four to ten times
+    // longer.)
+    check("release vs a looker with a task ready", || {
+        let sum = Arc::new(AtomicUsize::new(0));
+        let gate = Arc::new((Mutex::new(false), Condvar::new()));
+        let (add, held) = (sum.clone(), gate.clone());
+        let pool = PoolWithFunc::builder_with(
+            move |n: u32| {
+                if n == 1 {
+                    let (open, cvar) = &*held;
+                    let mut open = open.lock().unwrap();
+                    while !*open {
+                        open = cvar.wait(open).unwrap();
+                    }
+                }
+                add.fetch_add(n as usize, Ordering::Relaxed);
+            },
+            LoomClock(Arc::new(AtomicU64::new(0))),
+            ONE_CPU,
+        )
+        .capacity(2)
+        .disable_purge(true)
+        .build()
+        .unwrap();
+        pool.invoke(1).unwrap();
+        pool.invoke(2).unwrap();
+        while sum.load(Ordering::Relaxed) != 2 {
+            thread::yield_now();
+        }
+        pool.invoke(4).unwrap();
+        *gate.0.lock().unwrap() = true;
+        gate.1.notify_one();
+        pool.release_timeout(Duration::MAX).unwrap();
+        assert_eq!(sum.load(Ordering::Relaxed), 7);
+        assert_eq!(pool.running(), 0, "a worker outlived the release");
+        let spawned = pool.stats().spawned;
+        assert!(spawned <= 2, "{spawned} threads for a pool of two");
     });
 }
 
