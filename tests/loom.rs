@@ -388,7 +388,9 @@ fn the_watcher_rescues_a_task_left_behind_a_stuck_worker() {
     // task has run — must be taken by the watcher (or a worker it wakes).
     //
     // Preemption bound 0: four threads (two of them workers, one stuck) make
-    // bound 1 run past 150 s; bound 0 explores ~260 000 interleavings in ~30 s.
+    // bound 1 run past 150 s. Bound 0 explored ~260 000 interleavings in ~30 s
+    // on the first engine v2 (`3c076db`); today ~2.4 million in ~7.5 min, with
+    // `tune vs revert` (~2.7 million, ~8.5 min) the longest of the models.
     check_bounded("watch rescues", 0, || {
         let clock = LoomClock(Arc::new(AtomicU64::new(0)));
         let ran = Arc::new(AtomicUsize::new(0));
