@@ -147,9 +147,10 @@ fn a_static_pool_runs_every_argument_once_within_its_capacity() {
     // Nothing retires while the pool is open (no `tune`, a clock that never
     // reaches the expiry, an idle ring with room for every worker), so the
     // 2 000 arguments ran on at most four threads, reused. (Checked before the
-    // release: once released, a task still in the lane may get a thread of its
-    // own while its workers leave — `engine/README.md`, "Release" — which
-    // this test once saw in CI as a fifth spawn counted after the release.)
+    // release: once released, workers leave, and a task still in the lane may
+    // get a thread of its own in the moment a leaving worker counts itself
+    // back in — `engine/README.md`, "Release". CI once saw a fifth spawn after
+    // the release, by a looker that left with a task ready, since fixed.)
     assert!(STARTED[0].load(Ordering::SeqCst) <= 4);
     SUM_POOL.release_timeout(Duration::from_secs(10)).unwrap();
     assert_eq!(SUM.load(Ordering::SeqCst), last * (last + 1) / 2);

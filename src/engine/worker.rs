@@ -325,10 +325,13 @@ impl<F: Flavor> Engine<F> {
         if closed && !self.is_paused() && self.lane.has_ready() {
             // A released pool's task is ready in the lane: this looker takes
             // it rather than leave. Leaving, it would hand the task to
-            // `ensure_taker`, which with nobody else awake starts a thread for
-            // it — a new thread after the release, in place of one that was
-            // there (seen once in CI: a fifth thread for a pool of four). It
-            // stays counted as a looker and looks again; no word changes.
+            // `ensure_taker`, which with no other looker and none parked (the
+            // others busy) starts a thread for it — a new thread after the
+            // release, in place of one that was there (seen once in CI: a
+            // fifth thread for a pool of four). It stays counted as a looker
+            // and looks again; no word changes. (A closed pool is never seen
+            // paused here — `release` ends a pause under this lock — but a
+            // paused looker must not loop on a task it may not take.)
             drop(cold);
             return Park::Look;
         }

@@ -195,13 +195,13 @@ fn a_looker_of_a_released_pool_takes_a_ready_task_and_starts_no_thread() {
     // worker finishes and looks, and task 4 goes to the lane for it. Then the
     // gate opens and the pool is released. A looker that parks after the
     // release must take a task that is ready in the lane, not leave: leaving,
-    // it handed the task to `ensure_taker`, which with nobody else awake (the
-    // other worker busy) started a third thread for it — loom finds that in
-    // ~30 s without the lane check in `park`; CI saw it as a fifth thread for
-    // a static pool of four. Nothing retires before the release (no expiry,
-    // no `tune`), so two threads are all there ever are. (Without the gate,
-    // or with task 4 submitted at once, the model is four to ten times
-    // longer.)
+    // it handed the task to `ensure_taker`, which with no other looker and
+    // none parked (the other worker busy) started a third thread for it — loom
+    // finds that in ~30 s without the lane check in `park`; CI saw it as a
+    // fifth thread for a static pool of four. Nothing retires before the
+    // release (no expiry, no `tune`), so two threads are all there ever are.
+    // (Without the gate, or with task 4 submitted at once, the model is four
+    // to ten times longer.)
     check("release vs a looker with a task ready", || {
         let sum = Arc::new(AtomicUsize::new(0));
         let gate = Arc::new((Mutex::new(false), Condvar::new()));
