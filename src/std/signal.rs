@@ -36,7 +36,7 @@
 //! keeps (or grows) the budget to twice the rounds it needed; a wait that had to
 //! park halves it. The spin is short: `FIRST_YIELD` rounds of `spin_loop`,
 //! then **one** `yield_now` (so eight threads sharing two cores let the thread
-//! that has the work run), then `YIELD_EVERY` rounds more, and it parks.
+//! that has the work run), then `AFTER_YIELD` rounds more, and it parks.
 //!
 //! At most three times as many threads as the process has CPUs spin at once
 //! (the count is shared by every signal); the others park at once. A pool of a
@@ -111,24 +111,25 @@ const NOTIFIED: u32 = 1;
 const PARKED: u32 = 2;
 
 /// Spin budget bounds, in rounds (a round is one check plus a `spin_loop` hint,
-/// or, once, a `yield_now`: see [`yields_at`]).
+/// or, once, a `yield_now` at round `FIRST_YIELD`: see [`yields_at`]).
 const MIN_SPIN: u32 = 8;
-const YIELD_EVERY: u32 = 16;
 const FIRST_YIELD: u32 = 64;
-/// At most one yield: the spin ends `YIELD_EVERY` rounds after it (see
+/// Rounds spun after the one yield.
+const AFTER_YIELD: u32 = 16;
+/// At most one yield: the spin ends `AFTER_YIELD` rounds after it (see
 /// "Spinning" above).
-const MAX_SPIN: u32 = FIRST_YIELD + YIELD_EVERY;
+const MAX_SPIN: u32 = FIRST_YIELD + AFTER_YIELD;
 const INITIAL_SPIN: u32 = MAX_SPIN;
 /// A park shorter than this means the spin gave up too early: a wake-up through
 /// `park` costs ~10 µs here, so a token that came within ~20 µs was worth
 /// spinning for.
 const SHORT_PARK: Duration = Duration::from_micros(20);
 
-/// Whether a spin yields at `round` (once, within `MAX_SPIN`). No yield in the
+/// Whether a spin yields at `round`: once, at `FIRST_YIELD`. No yield in the
 /// first rounds: a thread that yields and then parks is slower to wake
 /// (measured: ~4 µs → ~13 µs at p50).
 fn yields_at(round: u32) -> bool {
-    round >= FIRST_YIELD && round % YIELD_EVERY == 0
+    round == FIRST_YIELD
 }
 
 /// Threads of this process spinning in a signal now.
