@@ -58,12 +58,10 @@ async fn serve(
     let mut line = String::new();
     BufReader::new(read).read_line(&mut line).await?;
     let n: u64 = line.trim().parse()?;
-    // Waits for room without blocking the runtime; then the result, awaited.
-    let job = pool
+    // Waits for room without blocking the runtime, then for the result.
+    let answer = pool
         .spawn_async(move || blocking_work(n, &running, &most))
-        .await
-        .map_err(|e| e.map(drop))?;
-    let answer = job.await?;
+        .await?;
     write.write_all(format!("{answer}\n").as_bytes()).await?;
     Ok(())
 }

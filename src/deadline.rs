@@ -83,7 +83,7 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
         &self,
         f: F,
         timeout: Duration,
-    ) -> Result<crate::std::join::JoinHandle<R>, SubmitError<F>>
+    ) -> Result<crate::std::join::JoinHandle<R>, SubmitError<crate::error::Rejected<F>>>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,

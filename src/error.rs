@@ -123,6 +123,21 @@ impl<T> SubmitError<T> {
     }
 }
 
+impl<F> SubmitError<Rejected<F>> {
+    /// The rejected closure itself, out of its [`Rejected`] wrapper (what
+    /// `spawn` and its kin hand back).
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(1).unwrap();
+    /// pool.release();
+    /// let f = pool.spawn(|| 6 * 7).unwrap_err().into_closure();
+    /// assert_eq!(f(), 42);
+    /// ```
+    pub fn into_closure(self) -> F {
+        self.into_inner().into_inner()
+    }
+}
+
 impl<T> fmt::Debug for SubmitError<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -161,6 +176,80 @@ impl<T> fmt::Display for SubmitError<T> {
 }
 
 impl<T> core::error::Error for SubmitError<T> {}
+
+/// A rejected closure, as a spawn hands it back inside [`SubmitError`]:
+/// [`into_inner`](Rejected::into_inner) gives the closure itself, to run it
+/// here, keep it, or read what it captured.
+///
+/// Why a wrapper: so that the error is `Send + Sync` whatever the closure
+/// captures. A closure that captures something `Send` but not `Sync` (an
+/// `mpsc::Receiver`, a `Cell`) is not `Sync`, and an error holding it as is
+/// would not `?` into `anyhow::Error` or `Box<dyn Error + Send + Sync>`. A
+/// `&Rejected` gives no access to the closure — it leaves only by value — so
+/// sharing one shares nothing of it.
+///
+/// ```
+/// use std::sync::mpsc;
+/// fn offload(pool: &antpool::Pool) -> Result<u32, Box<dyn std::error::Error + Send + Sync>> {
+///     let (tx, rx) = mpsc::channel::<u32>(); // a Receiver is Send, not Sync
+///     tx.send(41)?;
+///     let handle = pool.spawn(move || rx.recv().unwrap() + 1)?; // `?` whatever it captures
+///     Ok(handle.join()?)
+/// }
+/// let pool = antpool::Pool::new(1).unwrap();
+/// assert_eq!(offload(&pool).unwrap(), 42);
+///
+/// pool.release();
+/// let err = pool.spawn(|| 6 * 7).unwrap_err();
+/// assert!(err.is_closed());
+/// let f = err.into_inner().into_inner(); // the closure, as it was given
+/// assert_eq!(f(), 42);
+/// ```
+pub struct Rejected<F>(F);
+
+// SAFETY: no `&self` method of `Rejected` (nor any trait it implements:
+// `Debug` prints only the type's name) reaches the closure; it leaves only by
+// value (`into_inner`) or through `&mut` (`get_mut`), which a shared reference
+// cannot give. Sharing a `&Rejected<F>` therefore shares nothing of `F`, which
+// needs only `Send` (the argument of tokio's `SyncWrapper`, and of `Task`).
+unsafe impl<F: Send> Sync for Rejected<F> {}
+
+impl<F> Rejected<F> {
+    pub(crate) fn new(f: F) -> Self {
+        Rejected(f)
+    }
+
+    /// The closure, as it was given.
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(1).unwrap();
+    /// pool.release();
+    /// let f = pool.spawn(|| "back").unwrap_err().into_inner().into_inner();
+    /// assert_eq!(f(), "back");
+    /// ```
+    pub fn into_inner(self) -> F {
+        self.0
+    }
+
+    /// The closure, by a unique reference (which no other thread can hold).
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(1).unwrap();
+    /// pool.release();
+    /// let mut rejected = pool.spawn(|| 1).unwrap_err().into_inner();
+    /// let f: &mut _ = rejected.get_mut();
+    /// assert_eq!(f(), 1);
+    /// ```
+    pub fn get_mut(&mut self) -> &mut F {
+        &mut self.0
+    }
+}
+
+impl<F> fmt::Debug for Rejected<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Rejected(..)")
+    }
+}
 
 /// An invalid pool configuration, reported by `build()`.
 ///

@@ -246,10 +246,14 @@ where
     pub fn invoke_async(
         &self,
         arg: A,
-    ) -> impl core::future::Future<Output = Result<(), SubmitError<A>>> + Send + '_ {
-        crate::engine::Admit::<_, Arc<FuncEngine<A, F, Q, C, S>>, _>::new(
-            &self.engine,
+    ) -> impl core::future::Future<Output = Result<(), SubmitError<A>>>
+    + Send
+    + 'static
+    + use<A, F, Q, C, S> {
+        crate::engine::Admit::<_, Arc<FuncEngine<A, F, Q, C, S>>>::new(
+            self.engine.clone(),
             Call::new(arg),
+            true,
         )
         .map_err(Call::into_arg)
     }

@@ -165,7 +165,7 @@ mod trace;
 
 #[cfg(feature = "alloc")]
 pub use builder::{Builder, ForFunc, ForPool, PoolBuilder, PoolWithFuncBuilder};
-pub use error::{BuildError, ReleaseError, SubmitError};
+pub use error::{BuildError, Rejected, ReleaseError, SubmitError};
 pub use exec::WorkFn;
 #[cfg(feature = "alloc")]
 pub use func::PoolWithFunc;
@@ -182,11 +182,14 @@ pub use static_func::StaticPoolWithFunc;
 pub use stats::Stats;
 #[cfg(feature = "std")]
 pub use std::global::{
-    cap, configure, free, reboot, release, release_timeout, running, scope, spawn, submit,
-    submit_async, wait_idle,
+    cap, configure, free, reboot, release, release_timeout, running, scope, spawn, spawn_async,
+    submit, submit_async, wait_idle,
 };
 #[cfg(feature = "std")]
-pub use std::{JoinError, JoinHandle, PanicHandler, Scope, ScopedJoinHandle, panic_message};
+pub use std::{
+    AbortHandle, AbortOnDrop, JoinError, JoinHandle, PanicHandler, Scope, ScopedJoinHandle,
+    SpawnAsync, SpawnError, panic_message,
+};
 #[cfg(feature = "alloc")]
 pub use task::Task;
 

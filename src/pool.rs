@@ -227,19 +227,24 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     /// assert_eq!(sum, 30);
     /// ```
     ///
-    /// A rejected `f` comes back in the error as it was given (not boxed), so
-    /// the caller can run it, keep it, or read what it captured:
+    /// A rejected `f` comes back in the error as it was given (not boxed, in
+    /// a [`Rejected`](crate::Rejected) that keeps the error `Sync` whatever
+    /// `f` captures, so `?` works), and the caller can run it, keep it, or
+    /// read what it captured:
     ///
     /// ```
     /// let pool = antpool::Pool::new(1).unwrap();
     /// pool.release();
     /// let err = pool.spawn(|| 6 * 7).unwrap_err();
     /// assert!(err.is_closed());
-    /// let f = err.into_inner();
+    /// let f = err.into_closure();
     /// assert_eq!(f(), 42);
     /// ```
     #[cfg(feature = "std")]
-    pub fn spawn<F, R>(&self, f: F) -> Result<crate::std::join::JoinHandle<R>, SubmitError<F>>
+    pub fn spawn<F, R>(
+        &self,
+        f: F,
+    ) -> Result<crate::std::join::JoinHandle<R>, SubmitError<crate::error::Rejected<F>>>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
@@ -253,7 +258,7 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
         &self,
         f: F,
         mode: Mode,
-    ) -> Result<crate::std::join::JoinHandle<R>, SubmitError<F>>
+    ) -> Result<crate::std::join::JoinHandle<R>, SubmitError<crate::error::Rejected<F>>>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
@@ -264,15 +269,25 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     /// [`submit`](Pool::submit) for async code: a future that waits for room
     /// without blocking a thread, on any executor (no runtime is assumed).
     ///
+    /// The future is `'static + Send`: it holds the pool's engine, not this
+    /// handle (so it does not keep the pool open), and can be spawned on an
+    /// executor; polled after the pool was released — or its last handle
+    /// dropped — it resolves `Closed`. The task is moved into it when it is
+    /// made; nothing is submitted until it is polled.
+    ///
     /// While the pool is saturated every poll returns `Pending` at once: for
     /// the first few microseconds with its waker woken (the executor polls it
     /// again after its other tasks, as a blocked thread spins before it
     /// parks), then waiting in the same FIFO as blocked `submit` callers
-    /// (served in arrival order; `max_blocking_tasks` counts both). When room
-    /// comes the pool offers it and the task moves on the next poll. Dropped before it
-    /// resolves — never polled, waiting, or offered room and not polled again —
-    /// it submits nothing and leaves no waiter behind (offered room goes to the
-    /// next in line). The task is moved into the future when it is made.
+    /// (served in arrival order; `max_blocking_tasks` counts both), its task
+    /// with it: a worker that frees room takes the task from the line and
+    /// runs it, and the future resolves `Ok` on its next poll.
+    ///
+    /// **Dropped before it resolves** (by `select!`, a timeout): if the pool
+    /// has not taken the task yet — never polled, or still waiting in the
+    /// line — the task is withdrawn and never runs, and nothing of the future
+    /// is left in the pool; if a worker already took it from the line, it
+    /// runs. A future that resolved `Ok` always had its task taken.
     ///
     /// # Errors
     ///
@@ -295,48 +310,66 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     pub fn submit_async<F>(
         &self,
         task: F,
-    ) -> impl core::future::Future<Output = Result<(), SubmitError<Task>>> + Send + '_
+    ) -> impl core::future::Future<Output = Result<(), SubmitError<Task>>>
+    + Send
+    + 'static
+    + use<F, Q, C, S>
     where
         F: FnOnce() + Send + 'static,
     {
-        crate::engine::Admit::<_, Arc<PoolEngine<Q, C, S>>, _>::new(
-            &self.engine,
+        crate::engine::Admit::<_, Arc<PoolEngine<Q, C, S>>>::new(
+            self.engine.clone(),
             SmallTask::new(task),
+            true,
         )
         .map_err(SmallTask::into_box)
     }
 
     /// [`spawn`](Pool::spawn) for async code: waits for room as
-    /// [`submit_async`](Pool::submit_async) does, then resolves to the
-    /// [`JoinHandle`](crate::JoinHandle), itself a future of the result.
+    /// [`submit_async`](Pool::submit_async) does, then for the task's result,
+    /// and resolves to it — one `.await`, as tokio's
+    /// `spawn_blocking(f).await` — or to a [`SpawnError`](crate::SpawnError):
+    /// the closure refused (handed back), or the task panicked or was
+    /// cancelled. `'static + Send`, like `submit_async`'s future.
+    ///
+    /// Dropped before it resolves: if the pool has not taken the task, the
+    /// task is withdrawn and never runs; if it has, the task runs and its
+    /// result is dropped (as with a dropped [`JoinHandle`](crate::JoinHandle)).
+    /// [`abort_on_drop`](crate::SpawnAsync::abort_on_drop) aborts it instead if
+    /// it has not begun, and [`abort_handle`](crate::SpawnAsync::abort_handle)
+    /// aborts it from elsewhere.
+    ///
+    /// Cheaper than `submit_async` with a channel for the result: the result
+    /// travels in one slot without a lock, and a worker that takes the task
+    /// from the line does not wake the future for that (the result does).
     ///
     /// # Errors
     ///
-    /// As for [`spawn`](Pool::spawn): the closure `f` comes back inside the
-    /// error, untouched.
+    /// [`SpawnError::Submit`](crate::SpawnError::Submit) with the closure, as
+    /// [`spawn`](Pool::spawn) refuses it; [`SpawnError::Join`](crate::SpawnError::Join)
+    /// if the task panicked or was cancelled.
     ///
     /// ```
-    /// let pool = antpool::Pool::new(2).unwrap();
-    /// let answer = futures_executor::block_on(async {
-    ///     let handle = pool.spawn_async(|| 6 * 7).await.unwrap();
-    ///     handle.await.unwrap()
-    /// });
+    /// # fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    /// let pool = antpool::Pool::new(2)?;
+    /// let answer = futures_executor::block_on(pool.spawn_async(|| 6 * 7))?;
     /// assert_eq!(answer, 42);
+    /// # Ok(())
+    /// # }
     /// ```
     #[cfg(feature = "std")]
-    pub fn spawn_async<F, R>(
-        &self,
-        f: F,
-    ) -> impl core::future::Future<Output = Result<crate::std::join::JoinHandle<R>, SubmitError<F>>>
-    + Send
-    + '_
+    pub fn spawn_async<F, R>(&self, f: F) -> crate::std::spawn_async::SpawnAsync<F, R>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        crate::std::join::spawn_async_with(f, |job| {
-            crate::engine::Admit::<_, Arc<PoolEngine<Q, C, S>>, _>::new(&self.engine, job)
-        })
+        let (handle, task) = crate::std::join::spawned(f);
+        let admit = crate::engine::Admit::<_, Arc<PoolEngine<Q, C, S>>>::new(
+            self.engine.clone(),
+            task,
+            false,
+        );
+        crate::std::spawn_async::SpawnAsync::new(Box::pin(admit), handle)
     }
 
     /// Runs `f` with a [`Scope`](crate::Scope) whose tasks may borrow from the

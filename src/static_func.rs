@@ -280,10 +280,14 @@ where
     pub fn invoke_async(
         &'static self,
         arg: A,
-    ) -> impl core::future::Future<Output = Result<(), SubmitError<A>>> + Send {
+    ) -> impl core::future::Future<Output = Result<(), SubmitError<A>>> + Send + 'static {
         let handle: &'static StaticEngine<A, N, C, S> = &self.engine;
-        crate::engine::Admit::<_, &'static StaticEngine<A, N, C, S>, _>::new(handle, Call::new(arg))
-            .map_err(Call::into_arg)
+        crate::engine::Admit::<_, &'static StaticEngine<A, N, C, S>>::new(
+            handle,
+            Call::new(arg),
+            true,
+        )
+        .map_err(Call::into_arg)
     }
 
     /// [`invoke`](StaticPoolWithFunc::invoke) in `mode`.

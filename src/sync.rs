@@ -109,6 +109,14 @@ impl<T> Cell<T> {
     pub(crate) fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
         f(self.0.get())
     }
+
+    /// Calls `f` with a raw pointer to the contents, to read them (loom
+    /// allows such reads on several threads at once, not beside a write).
+    #[cfg(feature = "std")]
+    #[inline]
+    pub(crate) fn with<R>(&self, f: impl FnOnce(*const T) -> R) -> R {
+        f(self.0.get())
+    }
 }
 
 /// An `UnsafeCell` with loom's closure-based API (loom: loom's own cell).
@@ -124,6 +132,12 @@ impl<T> Cell<T> {
     /// Calls `f` with a raw pointer to the contents.
     pub(crate) fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
         self.0.with_mut(f)
+    }
+
+    /// Calls `f` with a raw pointer to the contents, to read them.
+    #[cfg(feature = "std")]
+    pub(crate) fn with<R>(&self, f: impl FnOnce(*const T) -> R) -> R {
+        self.0.with(f)
     }
 }
 

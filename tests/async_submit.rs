@@ -1,9 +1,10 @@
 //! Async back-pressure: `submit_async`, `spawn_async`, `invoke_async` and
-//! `wait_idle_async` wait without holding a thread, share the waiters' FIFO
-//! with blocking submitters, and — dropped at any point before they resolve —
-//! run nothing and leave nothing behind. On two executors that know nothing of
-//! antpool (futures' `block_on`, tokio's current-thread runtime) and on a
-//! hand-polled future. Runs under Miri in CI (but the tokio tests).
+//! `wait_idle_async` wait without holding a thread and share the waiters' FIFO
+//! with blocking submitters; dropped before the pool took their task, they
+//! run nothing and leave nothing behind, and a task the pool took runs exactly
+//! once. On two executors that know nothing of antpool (futures' `block_on`,
+//! tokio's current-thread runtime) and on a hand-polled future. Runs under
+//! Miri in CI (but the tokio tests).
 
 mod common;
 
@@ -165,22 +166,19 @@ fn dropped_while_waiting_it_runs_nothing_and_leaves_no_waiter() {
 }
 
 #[test]
-fn dropped_after_it_was_offered_room_the_room_goes_to_the_next_in_line() {
+fn dropped_after_the_pool_took_its_task_the_task_runs_and_the_line_moves_on() {
     for (name, pool, gate) in saturated(2) {
         let (ran, fut, _, woken) = in_line(&pool);
         let (p, r) = (pool.clone(), ran.clone());
         let next = thread::spawn(move || p.submit(move || r.add()));
         assert!(eventually(|| pool.waiting() == 2), "{name}");
         gate.open();
+        // Woken: a worker took its task from the line (the wake-up says so).
         assert!(eventually(|| woken.0.load(SeqCst) > 0), "{name}");
-        drop(fut); // offered room, not polled again
+        drop(fut); // not polled again: the task is the pool's, and runs
         next.join().unwrap().unwrap();
         assert!(pool.wait_idle_timeout(PATIENCE), "{name}");
-        assert_eq!(
-            ran.get(),
-            1,
-            "{name}: only the blocking submitter's task ran"
-        );
+        assert_eq!(ran.get(), 2, "{name}: both tasks ran, once each");
         assert_eq!(pool.waiting(), 0, "{name}");
         // The room given back is whole: the pool runs at its capacity again.
         let full = occupy(&pool, 1);
@@ -234,13 +232,9 @@ fn release_turns_a_waiting_future_away_with_its_task() {
 fn spawn_invoke_and_wait_idle_on_futures_block_on() {
     let pool = Pool::new(2).unwrap();
     let squares = futures_executor::block_on(async {
-        let mut handles = Vec::new();
-        for n in 0..20u64 {
-            handles.push(pool.spawn_async(move || n * n).await.unwrap());
-        }
         let mut sum = 0;
-        for h in handles {
-            sum += h.await.unwrap();
+        for n in 0..20u64 {
+            sum += pool.spawn_async(move || n * n).await.unwrap();
         }
         sum
     });
@@ -323,9 +317,10 @@ fn many_async_submitters_lose_nothing_and_run_nothing_twice() {
 
 #[test]
 fn a_future_dropped_while_it_is_served_loses_and_doubles_nothing() {
-    // The drop races the worker that offers the future room: either it left
-    // the line first, or it gives the room back; the blocking submitter behind
-    // it gets in either way, and the dropped task never runs.
+    // The drop races the worker that takes the future's task from the line:
+    // either it left the line first (its task never runs), or the worker took
+    // the task (it runs, once); the blocking submitter behind it gets in
+    // either way.
     let rounds = if cfg!(miri) { 10 } else { 200 };
     for (name, builder) in [
         ("hand-off", Pool::builder().capacity(1)),
@@ -351,7 +346,7 @@ fn a_future_dropped_while_it_is_served_loses_and_doubles_nothing() {
             opener.join().unwrap();
             next.join().unwrap().unwrap();
             assert!(pool.wait_idle_timeout(PATIENCE), "{name} round {round}");
-            assert_eq!(dropped_ran.get(), 0, "{name} round {round}");
+            assert!(dropped_ran.get() <= 1, "{name} round {round}");
             assert_eq!(next_ran.get(), 1, "{name} round {round}");
         }
         pool.release_timeout(PATIENCE).unwrap();
@@ -421,8 +416,9 @@ fn a_spawn_async_rejected_hands_the_closure_back() {
         .unwrap();
     let gate = occupy(&pool, 1);
     let err = futures_executor::block_on(pool.spawn_async(|| 7)).unwrap_err();
-    assert!(err.is_overload());
-    assert_eq!(err.into_inner()(), 7);
+    assert!(err.is_rejected());
+    assert!(err.as_submit().unwrap().is_overload());
+    assert_eq!(err.into_closure().unwrap()(), 7);
     gate.open();
     pool.release_timeout(PATIENCE).unwrap();
 }
@@ -470,8 +466,8 @@ fn multi_pools_wait_for_room_without_a_thread_and_drop_cleanly() {
     );
     futures_executor::block_on(fut).unwrap();
     assert!(ran.reaches(1));
-    let h = futures_executor::block_on(mp.spawn_async(|| 5)).unwrap();
-    assert_eq!(h.join().unwrap(), 5);
+    let five = futures_executor::block_on(mp.spawn_async(|| 5)).unwrap();
+    assert_eq!(five, 5);
     futures_executor::block_on(mp.wait_idle_async());
     assert_eq!(mp.stats().completed, 4);
     mp.release();

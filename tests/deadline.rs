@@ -145,7 +145,7 @@ fn spawn_and_invoke_hand_back_what_they_were_given() {
         .spawn_timeout(|| 6 * 7, Duration::from_millis(5))
         .unwrap_err();
     assert!(err.is_timeout());
-    assert_eq!(err.into_inner()(), 42);
+    assert_eq!(err.into_closure()(), 42);
     gate.open();
     assert_eq!(
         pool.spawn_timeout(|| 6 * 7, Duration::from_secs(30))

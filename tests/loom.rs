@@ -30,6 +30,8 @@ mod abort;
 mod async_waiters;
 #[path = "loom/isr.rs"]
 mod isr;
+#[path = "loom/join.rs"]
+mod join;
 #[path = "loom/oneshot.rs"]
 mod oneshot;
 #[path = "loom/pause.rs"]
@@ -215,6 +217,20 @@ fn pool_with_queue(
         n => builder.max_queued_tasks(n),
     };
     (builder.build().unwrap(), clock)
+}
+
+/// A `Pool` (boxed closures: `spawn_async`, `submit`) of `cap` on one CPU,
+/// with a queue of `queue` tasks (0: a hand-off pool), never expiring.
+fn std_pool(cap: usize, queue: usize) -> antpool::Pool<IdleQueue, LoomClock, LoomSpawner> {
+    let clock = LoomClock(Arc::new(AtomicU64::new(0)));
+    let builder = antpool::Pool::builder_with(clock, ONE_CPU)
+        .capacity(cap)
+        .disable_purge(true);
+    let builder = match queue {
+        0 => builder,
+        n => builder.max_queued_tasks(n),
+    };
+    builder.build().unwrap()
 }
 
 /// Runs `model` under loom with the preemption bound, and reports how many

@@ -42,7 +42,7 @@ fn a_stack_the_os_cannot_map_hands_every_task_back_in_every_mode() {
         let owned = String::from("handed back");
         let err = pool.spawn(move || owned.len()).unwrap_err();
         assert!(err.is_spawn_failed(), "{name}: {err}");
-        assert_eq!(err.into_inner()(), 11, "{name}: the very closure");
+        assert_eq!(err.into_closure()(), 11, "{name}: the very closure");
 
         assert_eq!(ran.get(), 2, "{name}: both tasks came back and ran once");
         assert_eq!(pool.running(), 0, "{name}");

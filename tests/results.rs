@@ -146,13 +146,13 @@ fn a_rejected_spawn_hands_back_the_callers_closure_with_its_captures() {
     let err = pool.spawn(move || owned.len() * 2).unwrap_err();
     assert!(err.is_overload());
     // The very closure: the caller runs it and gets its result.
-    let f = err.into_inner();
+    let f = err.into_closure();
     assert_eq!(f(), 20);
     gate.open();
     pool.release();
     let err = pool.spawn(|| "late").unwrap_err();
     assert!(err.is_closed());
-    assert_eq!(err.into_inner()(), "late");
+    assert_eq!(err.into_closure()(), "late");
     assert!(pool.wait_idle_timeout(PATIENCE));
     assert_eq!(
         pool.stats().completed,
@@ -169,7 +169,7 @@ fn a_rejected_multipool_spawn_hands_back_the_closure_too() {
     let data: Vec<i32> = (1..=3).collect(); // owned, moved into the closure
     let err = mp.spawn(move || data.iter().sum::<i32>()).unwrap_err();
     assert!(err.is_closed());
-    assert_eq!(err.into_inner()(), 6);
+    assert_eq!(err.into_closure()(), 6);
 }
 
 #[test]

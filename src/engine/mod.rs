@@ -262,10 +262,6 @@ struct Cold<F: Flavor> {
     idle: F::Queue,
     /// Blocked submitters, oldest first (threads and async tasks alike).
     waiters: ListOf<F>,
-    /// A queue pool's room in the lane granted to async submitters that have
-    /// not pushed yet (`wait_async.rs`): grants leave it free, and `WAITERS`
-    /// stays up (newcomers queue behind) until it is 0.
-    reserved: usize,
     /// Releasers waiting for the last worker thread to end.
     drains: ListOf<F>,
     /// `wait_idle` callers waiting for the pool to fall quiet.
@@ -387,7 +383,6 @@ impl<F: Flavor> Engine<F> {
                 cold: Padded::new(new_mutex(Cold {
                     idle: queue,
                     waiters: List::new(),
-                    reserved: 0,
                     drains: List::new(),
                     idlers: List::new(),
                     pausers: List::new(),

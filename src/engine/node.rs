@@ -25,7 +25,7 @@ use crate::sync::{AtomicU8, Ordering};
 use crate::spawner::Signal;
 
 /// Node states. A worker's mailbox moves BUSY → IDLE → (TAKEN → WAKE | RETIRE);
-/// a waiter WAITING → TAKEN → (SERVED | GRANTED | ROOM | CLOSED); a drain or
+/// a waiter WAITING → TAKEN → (SERVED | GRANTED | CLOSED); a drain or
 /// idle record WAITING → TAKEN → DONE (TAKEN: unlinked by whoever will finish
 /// it, which an async owner must know: `wait_async.rs`).
 pub(crate) mod state {
@@ -53,10 +53,6 @@ pub(crate) mod state {
     /// A releaser whose pool has no worker left, or a `wait_idle` caller whose
     /// pool fell quiet.
     pub const DONE: u8 = 9;
-    /// An async submitter granted room: in a hand-off pool an admission (the
-    /// finished task's, or one taken for it), in a queue pool a place in the
-    /// lane's count of reserved room. Its task moves on its next poll.
-    pub const ROOM: u8 = 10;
 }
 
 /// How a node's owner is woken: the platform's signal (a thread that
@@ -67,7 +63,14 @@ enum Wake<Sig> {
     /// Written by the owner only under the lock while the node is linked, and
     /// taken by its finisher after it unlinked it (the state is `TAKEN` then,
     /// and the owner leaves it alone until the state is final).
-    Task(UnsafeCell<Option<Waker>>),
+    Task {
+        waker: UnsafeCell<Option<Waker>>,
+        /// Whether a finish `SERVED` wakes the owner. An async spawn learns
+        /// that its task ran from its result, whose delivery wakes it: a
+        /// wake-up for the serve as well would cost its executor a poll (and
+        /// perhaps a thread's wake-up) for nothing.
+        wake_served: bool,
+    },
 }
 
 /// A parking record: a state, a link, an optional task, and the owner's signal.
@@ -94,13 +97,17 @@ impl<T, Sig: Signal> Node<T, Sig> {
     }
 
     /// An empty node in `state` whose owner is an async task, woken through
-    /// the `Waker` it stores with [`set_waker`](Self::set_waker).
-    pub(crate) fn for_waker(state: u8) -> Self {
+    /// the `Waker` it stores with [`set_waker`](Self::set_waker) — on every
+    /// finish but `SERVED` when not `wake_served` (see [`Wake::Task`]).
+    pub(crate) fn for_waker(state: u8, wake_served: bool) -> Self {
         Node {
             state: AtomicU8::new(state),
             next: UnsafeCell::new(None),
             task: UnsafeCell::new(MaybeUninit::uninit()),
-            wake: Wake::Task(UnsafeCell::new(None)),
+            wake: Wake::Task {
+                waker: UnsafeCell::new(None),
+                wake_served,
+            },
         }
     }
 
@@ -126,7 +133,7 @@ impl<T, Sig: Signal> Node<T, Sig> {
     pub(crate) fn signal(&self) -> &Sig {
         match &self.wake {
             Wake::Thread(signal) => signal,
-            Wake::Task(_) => unreachable!("antpool: an async waiter's node has no signal"),
+            Wake::Task { .. } => unreachable!("antpool: an async waiter's node has no signal"),
         }
     }
 
@@ -139,7 +146,7 @@ impl<T, Sig: Signal> Node<T, Sig> {
     /// holds the lock, and the node is not unlinked (not `TAKEN` or final):
     /// nobody else touches the waker then.
     pub(crate) unsafe fn set_waker(&self, waker: &Waker) {
-        let Wake::Task(cell) = &self.wake else {
+        let Wake::Task { waker: cell, .. } = &self.wake else {
             unreachable!("antpool: set_waker on a thread's node");
         };
         // SAFETY: exclusive access per the contract.
@@ -188,12 +195,17 @@ impl<T, Sig: Signal> Node<T, Sig> {
         // returns, and `notify` gets a raw pointer: Signal rule 6). A task's
         // node: its owner leaves the waker alone while the state is `TAKEN`, and
         // may free the node once the state is final, so the waker is taken
-        // first and woken after, from this stack.
+        // first and woken after, from this stack. A serve that does not wake
+        // leaves the waker where it is, for the owner to drop with the node.
         unsafe {
             let signal: *const Sig = match &(*node.as_ptr()).wake {
                 Wake::Thread(signal) => signal,
-                Wake::Task(cell) => {
-                    let waker = (*cell.get()).take();
+                Wake::Task { waker, wake_served } => {
+                    if state == state::SERVED && !*wake_served {
+                        node.as_ref().set_state(state);
+                        return;
+                    }
+                    let waker = (*waker.get()).take();
                     node.as_ref().set_state(state);
                     if let Some(waker) = waker {
                         waker.wake();
@@ -204,12 +216,6 @@ impl<T, Sig: Signal> Node<T, Sig> {
             node.as_ref().set_state(state);
             Sig::notify(signal);
         }
-    }
-
-    /// Whether the owner is an async task (immutable: readable by whoever
-    /// holds the node).
-    pub(crate) fn is_task(&self) -> bool {
-        matches!(self.wake, Wake::Task(_))
     }
 }
 

@@ -21,9 +21,8 @@
 //!   the room back; dropped while linked, it unlinks itself. Either way
 //!   nothing runs and nothing is left behind.
 
-use core::borrow::Borrow;
 use core::future::Future;
-use core::marker::{PhantomData, PhantomPinned};
+use core::marker::PhantomPinned;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
@@ -77,24 +76,26 @@ fn finished_state<F: Flavor>(node: &NodeOf<F>) -> u8 {
 /// An async submit: the engine's half of `submit_async`, `spawn_async` and
 /// `invoke_async`. Resolves to what a blocking submit would return.
 ///
-/// `K` is how it holds the pool's handle `H`: borrowed (`&Arc<Engine>`: no
-/// reference count touched), or the handle itself (a `&'static Engine`).
-pub(crate) struct Admit<F: Flavor, H: EngineRef<Engine<F>>, K: Borrow<H>> {
-    handle: K,
+/// It holds the pool's engine `H` (an `Arc`, or a `&'static`), as a worker
+/// does — not a handle that keeps the pool open — so it is `'static` and can
+/// be spawned on an executor; polled after the pool was released (or its last
+/// handle dropped) it resolves `Closed`.
+pub(crate) struct Admit<F: Flavor, H: EngineRef<Engine<F>>> {
+    handle: H,
     wait: Waiting<F>,
     _pinned: PhantomPinned,
-    _handle: PhantomData<fn() -> H>,
 }
 
 /// An async submitter's own state: its task and its node.
 ///
 /// `!Unpin` itself (not only the future around it): a `&mut Waiting` is made
-/// while other threads may touch the node (a finisher taking the waker, the
-/// list holder writing its link), and only for `!Unpin` types does a `&mut`
-/// claim no exclusive access (Miri's data-race check found the retag of an
-/// `Unpin` `Waiting` racing a worker's write to the node).
+/// while other threads may touch the node (a finisher taking the waker or the
+/// task, the list holder writing its link), and only for `!Unpin` types does a
+/// `&mut` claim no exclusive access (Miri's data-race check found the retag of
+/// an `Unpin` `Waiting` racing a worker's write to the node).
 struct Waiting<F: Flavor> {
-    /// The task, until it is placed or handed back.
+    /// The task, until it is placed, handed back, or moved into the node to
+    /// wait in the line (where whoever serves it takes it).
     task: Option<F::Task>,
     node: NodeOf<F>,
     /// Whether `node` may be in the waiters' list (linked, or unlinked by a
@@ -107,25 +108,28 @@ struct Waiting<F: Flavor> {
     _pinned: PhantomPinned,
 }
 
-// SAFETY: the node's links and waker are touched only under the engine's lock
-// or by the one thread holding the right to finish it (the node protocol); the
-// task is `Send` (`Flavor::Task`), and the handle is `Send` (`K: Send`).
-unsafe impl<F: Flavor, H: EngineRef<Engine<F>>, K: Borrow<H> + Send> Send for Admit<F, H, K> {}
+// SAFETY: the node's links, waker and task are touched only under the
+// engine's lock or by the one thread holding the right to finish it (the node
+// protocol); the task is `Send` (`Flavor::Task`), and so is the handle
+// (`EngineRef: Send`).
+unsafe impl<F: Flavor, H: EngineRef<Engine<F>>> Send for Admit<F, H> {}
 
-impl<F: Flavor, H: EngineRef<Engine<F>>, K: Borrow<H>> Admit<F, H, K> {
-    pub(crate) fn new(handle: K, task: F::Task) -> Self {
+impl<F: Flavor, H: EngineRef<Engine<F>>> Admit<F, H> {
+    /// The submit of `task` to the engine behind `handle`. `wake_served`:
+    /// whether the future is woken when a worker takes its task from the line
+    /// (`false` for a spawn, which is woken by its result instead).
+    pub(crate) fn new(handle: H, task: F::Task, wake_served: bool) -> Self {
         Admit {
             handle,
             wait: Waiting {
                 task: Some(task),
-                node: Node::for_waker(state::WAITING),
+                node: Node::for_waker(state::WAITING, wake_served),
                 linked: false,
                 yields: 0,
                 yield_until: None,
                 _pinned: PhantomPinned,
             },
             _pinned: PhantomPinned,
-            _handle: PhantomData,
         }
     }
 }
@@ -145,15 +149,17 @@ impl<F: Flavor> Waiting<F> {
                     Poll::Ready(finished) => finished,
                 };
                 self.linked = false;
-                let task = self.take_task();
-                match finished {
-                    state::CLOSED => return Poll::Ready(Err(SubmitError::Closed(task))),
-                    state::ROOM => match self.use_room(handle, task, cx) {
-                        Some(result) => return Poll::Ready(result),
-                        None => continue, // back in line, first
-                    },
+                return Poll::Ready(match finished {
+                    // A worker took the task from the node: it is the pool's.
+                    state::SERVED => Ok(()),
+                    // SAFETY: a CLOSED or GRANTED finish leaves the task in
+                    // the node, ours again (the finisher no longer touches it).
+                    state::CLOSED => Err(SubmitError::Closed(unsafe { self.node.take_task() })),
+                    // A new worker is reserved for our task (`T+1, K+1`).
+                    // SAFETY: as for CLOSED.
+                    state::GRANTED => this.start_with(handle, unsafe { self.node.take_task() }),
                     other => unreachable!("antpool: async waiter finished in state {other}"),
-                }
+                });
             }
             if self.yields > 0 && this.looks_saturated() && self.yield_first(this) {
                 // Still full, by a look that writes nothing (as a blocked
@@ -187,7 +193,7 @@ impl<F: Flavor> Waiting<F> {
             if max != 0 && cold.waiters.len() >= max {
                 return Poll::Ready(Err(SubmitError::Overload(task)));
             }
-            self.link(this, &mut cold, task, cx, false);
+            self.link(this, &mut cold, task, cx);
             // Room may have appeared before the flag was up, unseen: let in
             // whom it allows (perhaps us, seen on the next round).
             let grants = this.grant_waiters(&mut cold);
@@ -221,24 +227,25 @@ impl<F: Flavor> Waiting<F> {
         now < until
     }
 
-    /// Joins the waiters' line (at its back, or `first`), holding `task` and
-    /// this poll's waker, and raises `WAITERS`.
+    /// Joins the waiters' line at its back with `task` in the node (where
+    /// whoever serves it takes it) and this poll's waker, and raises
+    /// `WAITERS`.
     fn link(
         &mut self,
         engine: &Engine<F>,
         cold: &mut Guard<'_, F>,
         task: F::Task,
         cx: &Context<'_>,
-        first: bool,
     ) {
-        self.task = Some(task);
         self.node.set_state(state::WAITING);
-        // SAFETY: our node, not linked; it stays put (the future is pinned)
-        // until it is unlinked and finished, or we unlink it (`cancel`). The
-        // lock is held.
+        // SAFETY: our node, not linked, its cell empty (a task left it by
+        // `take_task` or was never put in); it stays put (the future is
+        // pinned) until it is unlinked and finished, or we unlink it
+        // (`cancel`). The lock is held.
         unsafe {
+            self.node.put_back(task);
             self.node.set_waker(cx.waker());
-            engine.join_waiters(cold, (&self.node).into(), first);
+            engine.join_waiters(cold, (&self.node).into(), false);
         }
         self.linked = true;
     }
@@ -250,94 +257,45 @@ impl<F: Flavor> Waiting<F> {
         }
     }
 
-    /// Granted room: places the task. `None` if a queue pool's lane filled
-    /// meanwhile (pushes admitted before our grant took the room): then we are
-    /// back at the front of the line, linked again.
-    fn use_room<H: EngineRef<Engine<F>>>(
-        &mut self,
-        handle: &H,
-        task: F::Task,
-        cx: &mut Context<'_>,
-    ) -> Option<Result<(), SubmitError<F::Task>>> {
-        let this = handle.engine();
-        if this.config.handoff() {
-            // We hold an admission (the task is in flight from here).
-            if this.gate.adm.load() & adm::CLOSED != 0 {
-                this.task_done(handle);
-                return Some(Err(SubmitError::Closed(task)));
-            }
-            return Some(match this.place(handle, task) {
-                Attempt::Done(result) => result,
-                Attempt::Saturated(_) => {
-                    unreachable!("antpool: a hand-off pool's lane refused an admitted task")
-                }
-            });
-        }
-        // A bounded queue (an unbounded one never makes anyone wait): its lane
-        // refuses the push once the pool is released, so no push window is
-        // needed; then free the reservation.
-        debug_assert!(
-            this.config.lane_closes(),
-            "antpool: only a bounded queue waits for room"
-        );
-        let outcome = match this.place(handle, task) {
-            Attempt::Done(result) => Ok(result),
-            Attempt::Saturated(task) => Err(task),
-        };
-        let mut cold = this.cold.lock();
-        cold.reserved -= 1;
-        let result = match outcome {
-            Ok(result) => Some(result),
-            // Released after our push found the lane full: the release took
-            // every waiter under this lock already and will not come back for
-            // us; linked now, we would wait for good. (Checked under the lock,
-            // which the release holds while it closes `Adm` and takes the
-            // line, as a blocked thread's `wait_for_room` checks.)
-            Err(task) if this.gate.adm.load() & adm::CLOSED != 0 => {
-                Some(Err(SubmitError::Closed(task)))
-            }
-            Err(task) => {
-                // Under the same lock as the reservation's release, so nobody
-                // passes: first in line again.
-                self.link(this, &mut cold, task, cx, true);
-                None
-            }
-        };
-        let grants = this.grant_waiters(&mut cold);
-        drop(cold);
-        this.finish_grants(handle, grants);
-        result
-    }
-
-    /// The future is dropped: unlinks the node, or gives back the room a
-    /// grant gave it. The task, if still here, drops with it: never submitted.
+    /// The future is dropped: unlinks the node (its task, never taken, drops
+    /// unrun), or — someone unlinked it — settles what their finish left: a
+    /// served task is the pool's and runs; a closed pool's task drops; a
+    /// reserved new worker is given back.
     fn cancel<H: EngineRef<Engine<F>>>(&mut self, handle: &H) {
         if !self.linked {
             return;
         }
+        self.linked = false;
         let this = handle.engine();
         let mut cold = this.cold.lock();
         if cold.waiters.remove((&self.node).into()) {
             this.waiters_changed(&mut cold);
+            drop(cold);
+            // SAFETY: we unlinked our node ourselves: its task is ours.
+            drop(unsafe { self.node.take_task() });
             return;
         }
         drop(cold);
-        // Someone unlinked us: give back what their finish gave.
-        if finished_state::<F>(&self.node) == state::ROOM {
-            if this.config.handoff() {
-                this.task_done(handle);
-            } else {
-                let mut cold = this.cold.lock();
-                cold.reserved -= 1;
-                let grants = this.grant_waiters(&mut cold);
-                drop(cold);
-                this.finish_grants(handle, grants);
+        match finished_state::<F>(&self.node) {
+            state::SERVED => {}
+            // SAFETY: a CLOSED finish leaves the task in the node, ours again.
+            state::CLOSED => drop(unsafe { self.node.take_task() }),
+            state::GRANTED => {
+                // SAFETY: as for CLOSED.
+                let task = unsafe { self.node.take_task() };
+                // The reservation (`T+1, K+1` and, in a hand-off pool, the
+                // admission) goes back as a failed start gives it back, which
+                // counts a thread gone: count it first.
+                this.counters.live.fetch_add(1, Relaxed);
+                this.unreserve(handle, true);
+                drop(task);
             }
+            other => unreachable!("antpool: async waiter finished in state {other}"),
         }
     }
 }
 
-impl<F: Flavor, H: EngineRef<Engine<F>>, K: Borrow<H>> Admit<F, H, K> {
+impl<F: Flavor, H: EngineRef<Engine<F>>> Admit<F, H> {
     /// The future with its rejected task turned into what the face hands back
     /// (the boxed closure, the argument).
     pub(crate) fn map_err<T>(self, back: fn(F::Task) -> T) -> MapErr<Self, fn(F::Task) -> T> {
@@ -369,25 +327,24 @@ where
     }
 }
 
-impl<F: Flavor, H: EngineRef<Engine<F>>, K: Borrow<H>> Future for Admit<F, H, K> {
+impl<F: Flavor, H: EngineRef<Engine<F>>> Future for Admit<F, H> {
     type Output = Result<(), SubmitError<F::Task>>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         // SAFETY: nothing is moved out of the pinned future; the node stays
         // where it is (it may be linked).
         let this = unsafe { self.get_unchecked_mut() };
-        let handle: &H = this.handle.borrow();
-        let result = this.wait.poll(handle, cx);
+        let result = this.wait.poll(&this.handle, cx);
         if let Poll::Ready(Err(_)) = &result {
-            handle.engine().counters.rejected.fetch_add(1, Relaxed);
+            this.handle.engine().counters.rejected.fetch_add(1, Relaxed);
         }
         result
     }
 }
 
-impl<F: Flavor, H: EngineRef<Engine<F>>, K: Borrow<H>> Drop for Admit<F, H, K> {
+impl<F: Flavor, H: EngineRef<Engine<F>>> Drop for Admit<F, H> {
     fn drop(&mut self) {
-        self.wait.cancel(self.handle.borrow());
+        self.wait.cancel(&self.handle);
     }
 }
 
@@ -414,7 +371,7 @@ impl<'a, F: Flavor> Quiet<'a, F> {
     pub(crate) fn new(engine: &'a Engine<F>) -> Self {
         Quiet {
             engine,
-            node: Node::for_waker(state::WAITING),
+            node: Node::for_waker(state::WAITING, true),
             linked: false,
             _pinned: PhantomPinned,
         }

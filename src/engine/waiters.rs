@@ -24,9 +24,6 @@ pub(super) struct Grants<T, Sig> {
     /// A new worker is reserved for their task (`T+1, K+1`): finished GRANTED,
     /// they start it themselves (and get `SpawnFailed` if it cannot start).
     granted: Chain<T, Sig>,
-    /// Async submitters given room (an admission, or reserved room in the
-    /// lane): finished ROOM, their task moves on their next poll.
-    room: Chain<T, Sig>,
 }
 
 impl<T, Sig: Signal> Grants<T, Sig> {
@@ -34,7 +31,6 @@ impl<T, Sig: Signal> Grants<T, Sig> {
         Grants {
             served: Chain::new(),
             granted: Chain::new(),
-            room: Chain::new(),
         }
     }
 
@@ -46,7 +42,6 @@ impl<T, Sig: Signal> Grants<T, Sig> {
     pub(super) fn finish(self) {
         self.served.finish_all(state::SERVED);
         self.granted.finish_all(state::GRANTED);
-        self.room.finish_all(state::ROOM);
     }
 }
 
@@ -188,10 +183,9 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// After waiters left the list (under the lock): lowers `WAITERS` once no
-    /// waiter is linked and no async grant's room is still reserved, and
-    /// updates the lock-free count.
+    /// waiter is linked, and updates the lock-free count.
     pub(super) fn waiters_changed(&self, cold: &mut Guard<'_, F>) {
-        if cold.waiters.len() == 0 && cold.reserved == 0 {
+        if cold.waiters.len() == 0 {
             self.gate.adm.clear(adm::WAITERS);
         }
         self.counters.waiting.store(cold.waiters.len(), Relaxed);
@@ -256,25 +250,14 @@ impl<F: Flavor> Engine<F> {
                 if self.gate.adm.enter(|a| self.handoff_full(a)).is_err() {
                     break;
                 }
-            } else if self.lane.len() + cold.reserved + self.config.hysteresis()
-                >= self.config.queue_limit
-            {
+            } else if self.lane.len() + self.config.hysteresis() >= self.config.queue_limit {
                 break;
             }
+            // A blocked thread and an async submitter alike: the task waits in
+            // the node, and is moved from there (`wait_async.rs`).
             let Some(waiter) = cold.waiters.pop_front() else {
                 unreachable!("antpool: the waiters list was checked non-empty under the lock");
             };
-            // SAFETY: a linked node is live; `is_task` reads what never changes.
-            if unsafe { waiter.as_ref().is_task() } {
-                // An async submitter: the room is offered, its task moves on its
-                // next poll (a hand-off admission was taken for it just above).
-                if !handoff {
-                    cold.reserved += 1;
-                }
-                // SAFETY: we unlinked the waiter under the lock; ours to finish.
-                unsafe { grants.room.push(waiter) };
-                continue;
-            }
             if handoff
                 && self
                     .ctl

@@ -149,13 +149,11 @@ impl<F: Flavor> Engine<F> {
             // place (paused: the admission goes back, and no waiter gets it).
             let served = match !paused && self.gate.adm.load() & adm::WAITERS != 0 {
                 true => self.serve_waiter(),
-                false => Served::Nobody,
+                false => None,
             };
             match served {
-                Served::Task(task) => return Some(task),
-                // The admission passed to an async submitter.
-                Served::Room => {}
-                Served::Nobody => self.task_done(handle),
+                Some(task) => return Some(task),
+                None => self.task_done(handle),
             }
         } else if round % WAITER_CHECK == 0 {
             self.check_queue_waiters(handle);
@@ -240,27 +238,21 @@ impl<F: Flavor> Engine<F> {
         }
     }
 
-    /// Serves the oldest waiter with the finished task's admission: a blocked
-    /// thread's task is taken to run next; an async submitter is given the
-    /// admission (its task moves on its next poll).
-    fn serve_waiter(&self) -> Served<F::Task> {
+    /// Serves the oldest waiter — a blocked thread or an async submitter —
+    /// with the finished task's admission: its task is taken from its node, to
+    /// run next. `None`: no waiter was left.
+    fn serve_waiter(&self) -> Option<F::Task> {
         let mut cold = self.cold.lock();
         let waiter = cold.waiters.pop_front();
         self.waiters_changed(&mut cold);
         drop(cold);
-        let Some(waiter) = waiter else {
-            return Served::Nobody;
-        };
-        // SAFETY: we unlinked the waiter under the lock: it is ours to finish
-        // (and a thread's task ours to take); `finish` is our last touch.
+        let waiter = waiter?;
+        // SAFETY: we unlinked the waiter under the lock: it is ours to finish,
+        // and its task ours to take; `finish` is our last touch.
         unsafe {
-            if waiter.as_ref().is_task() {
-                Node::finish(waiter, state::ROOM);
-                return Served::Room;
-            }
             let task = waiter.as_ref().take_task();
             Node::finish(waiter, state::SERVED);
-            Served::Task(task)
+            Some(task)
         }
     }
 
@@ -575,14 +567,4 @@ impl<F: Flavor> Engine<F> {
         self.left_work(new);
         self.after_retiring(handle);
     }
-}
-
-/// What a finished hand-off task's admission went to.
-enum Served<T> {
-    /// A blocked thread's task, to run next.
-    Task(T),
-    /// An async submitter, which places its task itself.
-    Room,
-    /// No waiter was left: the admission is given back.
-    Nobody,
 }

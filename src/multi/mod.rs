@@ -395,7 +395,10 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
     ///
     /// A rejected `f` comes back in the error as it was given.
     #[cfg(feature = "std")]
-    pub fn spawn<F, R>(&self, f: F) -> Result<crate::std::join::JoinHandle<R>, SubmitError<F>>
+    pub fn spawn<F, R>(
+        &self,
+        f: F,
+    ) -> Result<crate::std::join::JoinHandle<R>, SubmitError<crate::error::Rejected<F>>>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
@@ -406,8 +409,9 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
     /// [`submit`](MultiPool::submit) for async code: waits for room on the
     /// pool the load-balancing rule picks, without blocking a thread, in that
     /// pool's one line with its blocking submitters; see
-    /// [`Pool::submit_async`](crate::Pool::submit_async). Dropped before it
-    /// resolves, it submits nothing.
+    /// [`Pool::submit_async`](crate::Pool::submit_async), whose contract it
+    /// keeps (a `'static + Send` future; dropped before the pool took the
+    /// task, it withdraws it).
     ///
     /// # Errors
     ///
@@ -430,40 +434,41 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
     pub fn submit_async<F>(
         &self,
         task: F,
-    ) -> impl core::future::Future<Output = Result<(), SubmitError<Task>>> + Send + '_
+    ) -> impl core::future::Future<Output = Result<(), SubmitError<Task>>>
+    + Send
+    + 'static
+    + use<F, Q, C, S>
     where
         F: FnOnce() + Send + 'static,
     {
-        let admit = self.shards.submit_async(SmallTask::new(task));
+        let admit = self.shards.submit_async(SmallTask::new(task), true);
         async move { admit.await.map_err(|e| e.map(SmallTask::into_box)) }
     }
 
     /// [`spawn`](MultiPool::spawn) for async code: waits for room as
-    /// [`submit_async`](MultiPool::submit_async) does, then resolves to the
-    /// [`JoinHandle`](crate::JoinHandle).
+    /// [`submit_async`](MultiPool::submit_async) does, then for the result,
+    /// in one `.await`; see [`Pool::spawn_async`](crate::Pool::spawn_async).
     ///
     /// # Errors
     ///
-    /// As for [`spawn`](MultiPool::spawn): the closure comes back untouched.
+    /// As for [`Pool::spawn_async`](crate::Pool::spawn_async): the closure
+    /// comes back untouched if refused.
     ///
     /// ```
     /// use antpool::{LoadBalancing, MultiPool};
     /// let mp = MultiPool::new(2, 1, LoadBalancing::LeastTasks).unwrap();
-    /// let n = futures_executor::block_on(async { mp.spawn_async(|| 6 * 7).await.unwrap().await });
+    /// let n = futures_executor::block_on(mp.spawn_async(|| 6 * 7));
     /// assert_eq!(n.unwrap(), 42);
     /// ```
     #[cfg(feature = "std")]
-    pub fn spawn_async<F, R>(
-        &self,
-        f: F,
-    ) -> impl core::future::Future<Output = Result<crate::std::join::JoinHandle<R>, SubmitError<F>>>
-    + Send
-    + '_
+    pub fn spawn_async<F, R>(&self, f: F) -> crate::std::spawn_async::SpawnAsync<F, R>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        crate::std::join::spawn_async_with(f, |job| self.shards.submit_async(job))
+        let (handle, task) = crate::std::join::spawned(f);
+        let admit = self.shards.submit_async(task, false);
+        crate::std::spawn_async::SpawnAsync::new(alloc::boxed::Box::pin(admit), handle)
     }
 
     /// Runs `f` with a [`Scope`](crate::Scope) whose tasks go to the pools by

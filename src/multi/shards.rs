@@ -5,6 +5,7 @@
 use alloc::boxed::Box;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
+use core::future::Future;
 use core::time::Duration;
 
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
@@ -57,8 +58,9 @@ pub(crate) struct Shards<P> {
     next: AtomicUsize,
     closed: AtomicBool,
     /// Submissions the multi-pool refused (a pool's refusal that another pool
-    /// then took is not one).
-    rejected: AtomicUsize,
+    /// then took is not one). Shared with the async submits' futures, which
+    /// outlive any borrow of the multi-pool.
+    rejected: Arc<AtomicUsize>,
 }
 
 impl<P: Shard> Shards<P> {
@@ -76,7 +78,7 @@ impl<P: Shard> Shards<P> {
             balancing,
             next: AtomicUsize::new(0),
             closed: AtomicBool::new(false),
-            rejected: AtomicUsize::new(0),
+            rejected: Arc::new(AtomicUsize::new(0)),
         })
     }
 
@@ -146,28 +148,40 @@ impl<P: Shard> Shards<P> {
 
     /// [`submit`](Self::submit) for async code: waits for room on the pool the
     /// rule picks (in its waiters' FIFO, as `submit` blocks on it), without a
-    /// thread; round robin tries the least loaded pool next if the first
-    /// refuses with `Overload` (`nonblocking`, `max_blocking_tasks`).
-    pub(super) async fn submit_async(&self, task: TaskOf<P>) -> Result<(), SubmitError<TaskOf<P>>> {
-        let result = self.place_async(task).await;
-        if result.is_err() {
-            self.rejected.fetch_add(1, Ordering::Relaxed);
-        }
-        result
-    }
-
-    /// [`submit_async`](Self::submit_async), before the rejection is counted.
-    async fn place_async(&self, task: TaskOf<P>) -> Result<(), SubmitError<TaskOf<P>>> {
-        if self.closed.load(Ordering::Acquire) {
-            return Err(SubmitError::Closed(task));
-        }
-        let first = self.pick();
-        match Admit::<_, Arc<Engine<P::Flavor>>, _>::new(self.pools[first].handle(), task).await {
-            Err(SubmitError::Overload(task)) if self.balancing == LoadBalancing::RoundRobin => {
-                Admit::<_, Arc<Engine<P::Flavor>>, _>::new(self.pools[self.least()].handle(), task)
-                    .await
+    /// thread; round robin tries the least loaded pool (as it was when the
+    /// future was made) next if the first refuses with `Overload`
+    /// (`nonblocking`, `max_blocking_tasks`). The future holds the pools'
+    /// engines, not the multi-pool: it is `'static`. `wake_served`: see
+    /// [`Admit::new`].
+    pub(super) fn submit_async(
+        &self,
+        task: TaskOf<P>,
+        wake_served: bool,
+    ) -> impl Future<Output = Result<(), SubmitError<TaskOf<P>>>> + Send + 'static + use<P> {
+        let closed = self.closed.load(Ordering::Acquire);
+        let first = self.pools[self.pick()].handle().clone();
+        let fallback = match self.balancing {
+            LoadBalancing::RoundRobin if !closed => Some(self.pools[self.least()].handle().clone()),
+            _ => None,
+        };
+        let rejected = self.rejected.clone();
+        async move {
+            let result = match closed {
+                true => Err(SubmitError::Closed(task)),
+                false => match Admit::new(first, task, wake_served).await {
+                    Err(SubmitError::Overload(task)) if fallback.is_some() => {
+                        let Some(fallback) = fallback else {
+                            unreachable!("antpool: checked just above")
+                        };
+                        Admit::new(fallback, task, wake_served).await
+                    }
+                    other => other,
+                },
+            };
+            if result.is_err() {
+                rejected.fetch_add(1, Ordering::Relaxed);
             }
-            other => other,
+            result
         }
     }
 

@@ -166,8 +166,11 @@ where
     pub fn invoke_async(
         &self,
         arg: A,
-    ) -> impl core::future::Future<Output = Result<(), SubmitError<A>>> + Send + '_ {
-        let admit = self.shards.submit_async(Call::new(arg));
+    ) -> impl core::future::Future<Output = Result<(), SubmitError<A>>>
+    + Send
+    + 'static
+    + use<A, F, Q, C, S> {
+        let admit = self.shards.submit_async(Call::new(arg), true);
         async move { admit.await.map_err(|e| e.map(Call::into_arg)) }
     }
 

@@ -92,11 +92,33 @@ where
 /// ```
 pub fn submit_async<F>(
     task: F,
-) -> impl core::future::Future<Output = Result<(), SubmitError<Task>>> + Send
+) -> impl core::future::Future<Output = Result<(), SubmitError<Task>>> + Send + 'static
 where
     F: FnOnce() + Send + 'static,
 {
     pool().submit_async(task)
+}
+
+/// [`spawn`] for async code: waits for room without blocking a thread, then
+/// for the result, in one `.await`; see [`Pool::spawn_async`].
+///
+/// # Errors
+///
+/// As for [`Pool::spawn_async`]: the closure comes back in
+/// [`SpawnError::Submit`](crate::SpawnError::Submit) if refused;
+/// [`SpawnError::Join`](crate::SpawnError::Join) if it panicked or was
+/// cancelled.
+///
+/// ```
+/// let n = futures_executor::block_on(antpool::spawn_async(|| 40 + 2)).unwrap();
+/// assert_eq!(n, 42);
+/// ```
+pub fn spawn_async<F, R>(f: F) -> crate::std::spawn_async::SpawnAsync<F, R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    pool().spawn_async(f)
 }
 
 /// Runs `f` on the default pool and returns a handle to its result; see
@@ -109,7 +131,9 @@ where
 /// ```
 /// assert_eq!(antpool::spawn(|| 40 + 2).unwrap().join().unwrap(), 42);
 /// ```
-pub fn spawn<F, R>(f: F) -> Result<crate::std::join::JoinHandle<R>, SubmitError<F>>
+pub fn spawn<F, R>(
+    f: F,
+) -> Result<crate::std::join::JoinHandle<R>, SubmitError<crate::error::Rejected<F>>>
 where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,

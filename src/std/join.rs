@@ -1,158 +1,36 @@
-//! Results: [`JoinHandle`] (blocking join, polling, and `Future`), the slot
-//! it shares with its task, and the task side that fills it. The
-//! [`JoinError`] it reports is in `join_error.rs`.
+//! Results: [`JoinHandle`] (blocking join, polling, and `Future`) and the
+//! task side that fills its slot (`Reply`). The slot itself — one atomic byte,
+//! the result and a waker, no lock — is in `slot.rs`, the [`JoinError`] it
+//! reports in `join_error.rs`, aborting from elsewhere in `abort.rs`.
 //!
-//! A spawned task and its handle share one slot behind an `Arc`: a mutex around
-//! the state, a condvar for blocking joiners, and the waker of an async one. The
-//! task side (`Reply`) fills the slot exactly once — with the value, the panic
-//! payload, or, if the task is dropped without running (handed back by
-//! `release_drain`, or rejected and dropped), `Cancelled` — so a handle never
-//! waits for a task that will not run.
+//! A spawned task and its handle share one [`Slot`] behind an `Arc`. The task
+//! side fills it exactly once — with the value, the panic payload, or, if the
+//! task is dropped without running (handed back by `release_drain`, or
+//! rejected and dropped), `Cancelled` — so a handle never waits for a task
+//! that will not run.
 //!
-//! Abort: the slot's `phase` goes from `QUEUED` to `STARTED` (the task, as it
-//! begins) or to `ABORTED` (`JoinHandle::abort`) by one compare-and-swap, so
-//! exactly one of them wins. An aborted task is cancelled at once (the slot
-//! filled, a joiner woken); when a worker reaches it, or whoever holds it drops
-//! it, its closure is dropped unrun. A slot is filled once: a later fill (the
-//! aborted task's reply, dropping) leaves it as it is.
+//! Abort: the slot's phase goes from `QUEUED` to `STARTED` (the task, as it
+//! begins) or to `CANCELLED` (an abort) by one compare-and-swap, so exactly one
+//! of them wins. An aborted task is cancelled at once (the slot filled, a
+//! joiner woken); when a worker reaches it, or whoever holds it drops it, its
+//! closure is dropped unrun.
 
 use ::std::boxed::Box;
 use ::std::panic::{AssertUnwindSafe, catch_unwind};
-use ::std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use ::std::sync::Arc;
 use core::fmt;
 use core::future::Future;
 use core::marker::PhantomData;
 use core::pin::Pin;
-use core::task::{Context, Poll, Waker};
+use core::task::{Context, Poll};
 
 use crate::engine::Outcome;
-use crate::error::SubmitError;
-use crate::sync::{AtomicU8, Ordering};
+use crate::error::{Rejected, SubmitError};
 use crate::task::{Runnable, SmallTask, Task};
 
+use super::abort::{AbortHandle, AbortOnDrop};
 use super::join_error::JoinError;
-
-enum State<R> {
-    Pending(Option<Waker>),
-    Done(Result<R, JoinError>),
-    Taken,
-}
-
-/// Where a task's result waits for its handle: filled once by the task side,
-/// taken once by the handle side.
-/// A slot's task has neither begun nor been aborted.
-const QUEUED: u8 = 0;
-/// Its task has begun: `abort` has no effect.
-const STARTED: u8 = 1;
-/// It was aborted: it never runs.
-const ABORTED: u8 = 2;
-
-pub(crate) struct Slot<R> {
-    state: Mutex<State<R>>,
-    done: Condvar,
-    /// `QUEUED`, then `STARTED` or `ABORTED` (see the module docs).
-    phase: AtomicU8,
-}
-
-impl<R> Slot<R> {
-    pub(crate) fn new() -> Self {
-        Slot {
-            state: Mutex::new(State::Pending(None)),
-            done: Condvar::new(),
-            phase: AtomicU8::new(QUEUED),
-        }
-    }
-
-    /// The task begins: `false` if it was aborted (it must not run).
-    fn begin(&self) -> bool {
-        match self
-            .phase
-            .compare_exchange(QUEUED, STARTED, Ordering::AcqRel, Ordering::Acquire)
-        {
-            Ok(_) => true,
-            Err(phase) => phase != ABORTED,
-        }
-    }
-
-    /// Aborts the task unless it has begun: `true` if it will never run (its
-    /// result is `Cancelled` from now on).
-    fn abort(&self) -> bool {
-        let aborted = self
-            .phase
-            .compare_exchange(QUEUED, ABORTED, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok();
-        if aborted {
-            self.fill(Err(JoinError::cancelled()));
-        }
-        aborted
-    }
-
-    fn lock(&self) -> MutexGuard<'_, State<R>> {
-        // No code panics while holding this lock, so poisoning cannot happen; be
-        // robust anyway.
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Fills the slot (once: the task side calls it at most once) and wakes
-    /// whoever waits.
-    /// Fills a pending slot with `result` and wakes its joiner; a slot filled
-    /// already (an aborted task's) keeps what it has.
-    fn fill(&self, result: Result<R, JoinError>) {
-        let waker = {
-            let mut state = self.lock();
-            match &mut *state {
-                State::Pending(waker) => {
-                    let waker = waker.take();
-                    *state = State::Done(result);
-                    waker
-                }
-                State::Done(_) | State::Taken => return,
-            }
-        };
-        self.done.notify_all();
-        if let Some(waker) = waker {
-            waker.wake();
-        }
-    }
-
-    /// Blocks until the slot is filled, and takes the result.
-    pub(crate) fn join(&self) -> Result<R, JoinError> {
-        let mut state = self.lock();
-        loop {
-            match core::mem::replace(&mut *state, State::Taken) {
-                State::Done(result) => return result,
-                pending @ State::Pending(_) => {
-                    *state = pending;
-                    state = self
-                        .done
-                        .wait(state)
-                        .unwrap_or_else(PoisonError::into_inner);
-                }
-                State::Taken => unreachable!("antpool: a JoinHandle's result taken twice"),
-            }
-        }
-    }
-
-    /// Whether the slot is filled (so `join` would not block).
-    pub(crate) fn is_finished(&self) -> bool {
-        matches!(*self.lock(), State::Done(_))
-    }
-
-    /// Empties the slot for good and hands back what it held, if it held a
-    /// result nobody took (a scope drops it before it counts the task done).
-    pub(crate) fn take_unjoined(&self) -> Option<Result<R, JoinError>> {
-        match core::mem::replace(&mut *self.lock(), State::Taken) {
-            State::Done(result) => Some(result),
-            State::Pending(_) | State::Taken => None,
-        }
-    }
-}
-
-impl<R> AsRef<Slot<R>> for Slot<R> {
-    fn as_ref(&self) -> &Slot<R> {
-        self
-    }
-}
+pub(crate) use super::slot::Slot;
 
 /// A handle to a task's result: [`join`](JoinHandle::join) blocks for it,
 /// [`try_join`](JoinHandle::try_join) checks, and `.await` waits without blocking
@@ -236,45 +114,37 @@ where
 pub(crate) fn spawn_with<F, R>(
     f: F,
     submit: impl FnOnce(SmallTask) -> Result<(), SubmitError<SmallTask>>,
-) -> Result<JoinHandle<R>, SubmitError<F>>
+) -> Result<JoinHandle<R>, SubmitError<Rejected<F>>>
 where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    let (handle, reply) = pair();
-    match submit(SmallTask::new(Spawned { f, reply })) {
+    let (handle, task) = spawned(f);
+    match submit(task) {
         Ok(()) => Ok(handle),
         Err(rejected) => Err(hand_back(rejected)),
     }
 }
 
-/// `spawn_async` for every pool: as [`spawn_with`], with a submit that is a
-/// future (`Admit`).
-pub(crate) async fn spawn_async_with<F, R, A>(
-    f: F,
-    admit: impl FnOnce(SmallTask) -> A,
-) -> Result<JoinHandle<R>, SubmitError<F>>
+/// `f` as a task that fills the slot of the handle returned beside it.
+pub(crate) fn spawned<F, R>(f: F) -> (JoinHandle<R>, SmallTask)
 where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
-    A: Future<Output = Result<(), SubmitError<SmallTask>>>,
 {
     let (handle, reply) = pair();
-    match admit(SmallTask::new(Spawned { f, reply })).await {
-        Ok(()) => Ok(handle),
-        Err(rejected) => Err(hand_back(rejected)),
-    }
+    (handle, SmallTask::new(Spawned { f, reply }))
 }
 
 /// A rejected spawn's closure, out of the task it travelled in (its reply,
 /// dropped unfilled, cancels the handle nobody will see).
-fn hand_back<F, R>(rejected: SubmitError<SmallTask>) -> SubmitError<F>
+pub(crate) fn hand_back<F, R>(rejected: SubmitError<SmallTask>) -> SubmitError<Rejected<F>>
 where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
     rejected.map(|task| match task.downcast::<Spawned<F, R>>() {
-        Ok(spawned) => spawned.f,
+        Ok(spawned) => Rejected::new(spawned.f),
         // The pools hand back the very task they were given.
         Err(_) => unreachable!("antpool: a rejected spawn came back as another task"),
     })
@@ -309,13 +179,17 @@ impl<R, P: AsRef<Slot<R>>> Reply<R, P> {
     pub(crate) fn deliver(mut self, result: Result<R, JoinError>) -> Option<Arc<P>> {
         let holder = self.slot.take();
         if let Some(holder) = &holder {
-            (**holder).as_ref().fill(result);
+            // (A task that did not call `begin` begins here: a scoped one.)
+            if (**holder).as_ref().begin() {
+                (**holder).as_ref().fill(result);
+            }
         }
         holder
     }
 
-    /// Fills the slot, once (the holder is taken out, and dropped here: for a
-    /// scoped task, possibly the last reference, which counts the task done).
+    /// Fills the slot of a task that began, once (the holder is taken out,
+    /// and dropped here: for a scoped task, possibly the last reference,
+    /// which counts the task done).
     fn complete(&mut self, result: Result<R, JoinError>) {
         if let Some(holder) = self.slot.take() {
             (*holder).as_ref().fill(result);
@@ -325,7 +199,14 @@ impl<R, P: AsRef<Slot<R>>> Reply<R, P> {
 
 impl<R, P: AsRef<Slot<R>>> Drop for Reply<R, P> {
     fn drop(&mut self) {
-        self.complete(Err(JoinError::cancelled()));
+        if let Some(holder) = self.slot.take() {
+            let slot = (*holder).as_ref();
+            // Dropped unrun: cancelled (unless an abort was first). Begun and
+            // dropped without a result (nothing does that today): cancelled.
+            if !slot.cancel() && slot.is_started() {
+                slot.fill(Err(JoinError::cancelled()));
+            }
+        }
     }
 }
 
@@ -367,14 +248,9 @@ impl<R> JoinHandle<R> {
     /// assert_eq!(value, 1);
     /// ```
     pub fn try_join(self) -> Result<Result<R, JoinError>, JoinHandle<R>> {
-        let mut state = self.slot.lock();
-        match core::mem::replace(&mut *state, State::Taken) {
-            State::Done(result) => Ok(result),
-            other => {
-                *state = other;
-                drop(state);
-                Err(self)
-            }
+        match self.slot.try_take() {
+            Some(result) => Ok(result),
+            None => Err(self),
         }
     }
 
@@ -426,7 +302,62 @@ impl<R> JoinHandle<R> {
     // wants it, not a result to be handled.
     #[allow(clippy::must_use_candidate)]
     pub fn abort(&self) -> bool {
-        self.slot.abort()
+        self.slot.cancel()
+    }
+
+    /// A handle that can abort this task from anywhere, apart from this
+    /// handle: [`Clone`], `Send + Sync`, and without the result's type (as
+    /// tokio's `AbortHandle`). Aborting through it is
+    /// [`abort`](JoinHandle::abort).
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// let pool = antpool::Pool::builder().capacity(1).max_queued_tasks(4).build().unwrap();
+    /// let (hold, wait) = mpsc::channel::<()>();
+    /// pool.submit(move || { let _ = wait.recv(); }).unwrap();
+    /// let queued = pool.spawn(|| 7).unwrap();
+    /// let abort = queued.abort_handle();
+    /// std::thread::spawn(move || assert!(abort.abort())).join().unwrap();
+    /// assert!(queued.join().unwrap_err().is_cancelled());
+    /// drop(hold);
+    /// ```
+    #[must_use]
+    pub fn abort_handle(&self) -> AbortHandle
+    where
+        R: Send + 'static,
+    {
+        AbortHandle::new(self.slot.clone())
+    }
+
+    /// This handle, made to abort its task when it is dropped (tokio-util's
+    /// `AbortOnDropHandle`): a task still queued then never runs. Join or
+    /// await the guard as the handle itself; [`detach`](AbortOnDrop::detach)
+    /// takes the handle back out.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// let pool = antpool::Pool::builder().capacity(1).max_queued_tasks(4).build().unwrap();
+    /// let (hold, wait) = mpsc::channel::<()>();
+    /// pool.submit(move || { let _ = wait.recv(); }).unwrap();
+    /// let guarded = pool.spawn(|| unreachable!("aborted when its guard dropped")).unwrap().abort_on_drop();
+    /// drop(guarded); // queued: it never runs
+    /// drop(hold);
+    /// pool.wait_idle();
+    /// assert_eq!(pool.stats().completed, 1);
+    /// ```
+    pub fn abort_on_drop(self) -> AbortOnDrop<JoinHandle<R>>
+    where
+        R: Send + 'static,
+    {
+        let abort = self.abort_handle();
+        AbortOnDrop::new(self, abort)
+    }
+}
+
+impl<R> JoinHandle<R> {
+    /// Polls for the result as awaiting the handle does.
+    pub(crate) fn poll_slot(&self, cx: &Context<'_>) -> Poll<Result<R, JoinError>> {
+        self.slot.poll(cx)
     }
 }
 
@@ -434,15 +365,7 @@ impl<R> Future for JoinHandle<R> {
     type Output = Result<R, JoinError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let mut state = self.slot.lock();
-        match core::mem::replace(&mut *state, State::Taken) {
-            State::Done(result) => Poll::Ready(result),
-            State::Pending(_) => {
-                *state = State::Pending(Some(cx.waker().clone()));
-                Poll::Pending
-            }
-            State::Taken => panic!("antpool: JoinHandle polled after it completed"),
-        }
+        self.slot.poll(cx)
     }
 }
 

@@ -1,11 +1,15 @@
 //! [`JoinError`]: why a spawned task produced no value — it panicked (the
 //! error holds the payload) or it was cancelled — as a
 //! [`JoinHandle`](super::join::JoinHandle) (`join.rs`) or a
-//! [`ScopedJoinHandle`](super::scope::ScopedJoinHandle) (`scope.rs`) reports it.
+//! [`ScopedJoinHandle`](super::scope::ScopedJoinHandle) (`scope.rs`) reports it;
+//! and [`SpawnError`], what `spawn_async`'s one `.await` reports: that, or the
+//! closure rejected before it was ever submitted.
 
 use ::std::any::Any;
 use ::std::boxed::Box;
 use core::fmt;
+
+use crate::error::{Rejected, SubmitError};
 
 /// Why a spawned task produced no value.
 ///
@@ -178,3 +182,151 @@ impl fmt::Display for JoinError {
 }
 
 impl core::error::Error for JoinError {}
+
+/// Why `spawn_async(f).await` produced no value: the pool refused the closure
+/// ([`Submit`](SpawnError::Submit): it never ran, and comes back inside), or
+/// the task panicked or was cancelled ([`Join`](SpawnError::Join)).
+///
+/// It is `Send + Sync + 'static` whatever the closure captures (the closure is
+/// kept in a [`Rejected`]), so `?` turns it into `anyhow::Error` or
+/// `Box<dyn Error + Send + Sync>`:
+///
+/// ```
+/// async fn square(pool: &antpool::Pool, n: u64) -> Result<u64, Box<dyn std::error::Error + Send + Sync>> {
+///     Ok(pool.spawn_async(move || n * n).await?)
+/// }
+/// let pool = antpool::Pool::new(2).unwrap();
+/// assert_eq!(futures_executor::block_on(square(&pool, 7)).unwrap(), 49);
+/// ```
+#[non_exhaustive]
+pub enum SpawnError<F> {
+    /// The pool did not take the task: the closure comes back untouched.
+    Submit(SubmitError<Rejected<F>>),
+    /// The task was taken, and panicked or was cancelled (aborted, or dropped
+    /// unrun by `clear_queue` or a drained task's owner).
+    Join(JoinError),
+}
+
+impl<F> SpawnError<F> {
+    /// Whether the pool refused the closure (it never ran).
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(1).unwrap();
+    /// pool.release();
+    /// let err = futures_executor::block_on(pool.spawn_async(|| 1)).unwrap_err();
+    /// assert!(err.is_rejected());
+    /// assert!(err.as_submit().is_some_and(|e| e.is_closed()));
+    /// ```
+    #[must_use]
+    pub fn is_rejected(&self) -> bool {
+        matches!(self, SpawnError::Submit(_))
+    }
+
+    /// Whether the task panicked.
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(1).unwrap();
+    /// let err = futures_executor::block_on(pool.spawn_async(|| -> u8 { panic!("boom") })).unwrap_err();
+    /// assert!(err.is_panic());
+    /// ```
+    #[must_use]
+    pub fn is_panic(&self) -> bool {
+        matches!(self, SpawnError::Join(e) if e.is_panic())
+    }
+
+    /// Whether the task was cancelled: aborted, or dropped unrun after the
+    /// pool took it.
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(1).unwrap();
+    /// let task = pool.spawn_async(|| 1);
+    /// task.abort_handle().abort();
+    /// assert!(futures_executor::block_on(task).unwrap_err().is_cancelled());
+    /// ```
+    #[must_use]
+    pub fn is_cancelled(&self) -> bool {
+        matches!(self, SpawnError::Join(e) if e.is_cancelled())
+    }
+
+    /// The refusal, if the pool refused the closure.
+    ///
+    /// ```
+    /// let pool = antpool::Pool::builder().capacity(1).nonblocking(true).build().unwrap();
+    /// let (hold, wait) = std::sync::mpsc::channel::<()>();
+    /// pool.submit(move || { let _ = wait.recv(); }).unwrap();
+    /// let err = futures_executor::block_on(pool.spawn_async(|| 1)).unwrap_err();
+    /// assert!(err.as_submit().is_some_and(|e| e.is_overload()));
+    /// drop(hold);
+    /// ```
+    #[must_use]
+    pub fn as_submit(&self) -> Option<&SubmitError<Rejected<F>>> {
+        match self {
+            SpawnError::Submit(e) => Some(e),
+            SpawnError::Join(_) => None,
+        }
+    }
+
+    /// The closure back, if the pool refused it (it never ran).
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(1).unwrap();
+    /// pool.release();
+    /// let err = futures_executor::block_on(pool.spawn_async(|| 6 * 7)).unwrap_err();
+    /// let f = err.into_closure().expect("refused");
+    /// assert_eq!(f(), 42);
+    /// ```
+    #[must_use]
+    pub fn into_closure(self) -> Option<F> {
+        match self {
+            SpawnError::Submit(e) => Some(e.into_inner().into_inner()),
+            SpawnError::Join(_) => None,
+        }
+    }
+
+    /// The [`JoinError`], if the task was taken and did not produce a value.
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(1).unwrap();
+    /// let err = futures_executor::block_on(pool.spawn_async(|| -> u8 { panic!("x") })).unwrap_err();
+    /// assert_eq!(err.into_join_error().unwrap().panic_message(), Some("x"));
+    /// ```
+    #[must_use]
+    pub fn into_join_error(self) -> Option<JoinError> {
+        match self {
+            SpawnError::Join(e) => Some(e),
+            SpawnError::Submit(_) => None,
+        }
+    }
+}
+
+impl<F> From<SubmitError<Rejected<F>>> for SpawnError<F> {
+    fn from(e: SubmitError<Rejected<F>>) -> Self {
+        SpawnError::Submit(e)
+    }
+}
+
+impl<F> From<JoinError> for SpawnError<F> {
+    fn from(e: JoinError) -> Self {
+        SpawnError::Join(e)
+    }
+}
+
+impl<F> fmt::Debug for SpawnError<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SpawnError::Submit(e) => f.debug_tuple("Submit").field(e).finish(),
+            SpawnError::Join(e) => f.debug_tuple("Join").field(e).finish(),
+        }
+    }
+}
+
+impl<F> fmt::Display for SpawnError<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SpawnError::Submit(e) => fmt::Display::fmt(e, f),
+            SpawnError::Join(e) => fmt::Display::fmt(e, f),
+        }
+    }
+}
+
+impl<F> core::error::Error for SpawnError<F> {}

@@ -6,6 +6,7 @@
 //! [`Signal`](crate::spawner::Signal) and [`Clock`](crate::clock::Clock) traits a port
 //! implements; the engine never names `std`.
 
+mod abort;
 mod clock;
 pub(crate) mod global;
 pub(crate) mod hooks;
@@ -15,13 +16,17 @@ mod lock;
 pub(crate) mod panic;
 pub(crate) mod scope;
 mod signal;
+mod slot;
+pub(crate) mod spawn_async;
 mod spawner;
 
+pub use abort::{AbortHandle, AbortOnDrop};
 pub use clock::StdClock;
 pub use join::JoinHandle;
-pub use join_error::JoinError;
+pub use join_error::{JoinError, SpawnError};
 pub use lock::StdLock;
 pub use panic::{PanicHandler, panic_message};
 pub use scope::{Scope, ScopedJoinHandle};
 pub use signal::StdSignal;
+pub use spawn_async::SpawnAsync;
 pub use spawner::StdSpawner;

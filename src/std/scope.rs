@@ -280,39 +280,30 @@ impl<'scope, 'env> Scope<'scope, 'env> {
     ///
     /// # Errors
     ///
-    /// The closure `f` comes back inside the error, untouched:
     /// [`SubmitError::Overload`] when the pool is saturated and may not block;
     /// [`SubmitError::Closed`] when the pool is released (also while the call
     /// waits); [`SubmitError::SpawnFailed`] when a new worker was needed and the
-    /// platform could not start a thread.
+    /// platform could not start a thread. `f` never ran, and is dropped here,
+    /// inside the scope, before the error is returned: it may borrow from the
+    /// scope, and an error that `?` passes up (into `anyhow::Error`, a
+    /// `Box<dyn Error>`) must not. So the error holds `()`, not `f`.
     ///
     /// ```
-    /// let pool = antpool::Pool::new(1).unwrap();
-    /// let data = [1, 2, 3];
-    /// pool.release();
-    /// pool.scope(|s| {
-    ///     let err = s.spawn(|| data.iter().sum::<i32>()).unwrap_err();
-    ///     assert!(err.is_closed());
-    ///     assert_eq!(err.into_inner()(), 6); // the closure, handed back
-    /// });
-    /// ```
-    ///
-    /// The error holds `f`, which may borrow, so it is not `'static`: to pass it
-    /// up with `?` as a `Box<dyn Error>`, drop the closure from it first.
-    ///
-    /// ```
-    /// fn lengths(pool: &antpool::Pool, words: &[&str]) -> Result<usize, Box<dyn std::error::Error>> {
+    /// fn lengths(pool: &antpool::Pool, words: &[&str]) -> Result<usize, Box<dyn std::error::Error + Send + Sync>> {
     ///     pool.scope(|s| {
     ///         let mut total = 0;
     ///         for w in words {
-    ///             total += s.spawn(|| w.len()).map_err(|e| e.map(drop))?.join()?;
+    ///             total += s.spawn(|| w.len())?.join()?;
     ///         }
     ///         Ok(total)
     ///     })
     /// }
-    /// assert_eq!(lengths(&antpool::Pool::new(2).unwrap(), &["ab", "c"]).unwrap(), 3);
+    /// let pool = antpool::Pool::new(2).unwrap();
+    /// assert_eq!(lengths(&pool, &["ab", "c"]).unwrap(), 3);
+    /// pool.release();
+    /// assert!(lengths(&pool, &["ab"]).is_err()); // Closed, passed up by `?`
     /// ```
-    pub fn spawn<F, T>(&'scope self, f: F) -> Result<ScopedJoinHandle<'scope, T>, SubmitError<F>>
+    pub fn spawn<F, T>(&'scope self, f: F) -> Result<ScopedJoinHandle<'scope, T>, SubmitError<()>>
     where
         F: FnOnce() -> T + Send + 'scope,
         T: Send + 'scope,
@@ -321,11 +312,12 @@ impl<'scope, 'env> Scope<'scope, 'env> {
     }
 
     /// Like [`spawn`](Scope::spawn), but never blocks: a saturated pool returns
-    /// [`SubmitError::Overload`] with `f`.
+    /// [`SubmitError::Overload`].
     ///
     /// # Errors
     ///
-    /// As for [`spawn`](Scope::spawn), with `Overload` at once instead of waiting.
+    /// As for [`spawn`](Scope::spawn), with `Overload` at once instead of
+    /// waiting; `f` is dropped inside the scope.
     ///
     /// ```
     /// use std::sync::Barrier;
@@ -340,7 +332,7 @@ impl<'scope, 'env> Scope<'scope, 'env> {
     pub fn try_spawn<F, T>(
         &'scope self,
         f: F,
-    ) -> Result<ScopedJoinHandle<'scope, T>, SubmitError<F>>
+    ) -> Result<ScopedJoinHandle<'scope, T>, SubmitError<()>>
     where
         F: FnOnce() -> T + Send + 'scope,
         T: Send + 'scope,
@@ -352,7 +344,7 @@ impl<'scope, 'env> Scope<'scope, 'env> {
         &'scope self,
         f: F,
         mode: Mode,
-    ) -> Result<ScopedJoinHandle<'scope, T>, SubmitError<F>>
+    ) -> Result<ScopedJoinHandle<'scope, T>, SubmitError<()>>
     where
         F: FnOnce() -> T + Send + 'scope,
         T: Send + 'scope,
@@ -382,11 +374,12 @@ impl<'scope, 'env> Scope<'scope, 'env> {
                     Ok(erased) => {
                         // SAFETY: made just above, with these `F` and `T`.
                         let job = unsafe { erased.into_job::<F, T>() };
-                        // The reply, dropped, cancels the handle nobody
-                        // holds, and the packet counts the task gone.
+                        // The closure drops first (it may borrow), then the
+                        // reply, which cancels the handle nobody holds, and
+                        // the packet counts the task gone.
                         let ScopedJob { f, reply } = *job;
+                        drop(f);
                         drop(reply);
-                        f
                     }
                     Err(_) => unreachable!("antpool: a rejected scoped task came back as another"),
                 }))
