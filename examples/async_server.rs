@@ -13,9 +13,9 @@
 //! and leaves the queueing policy to the semaphore. Here one antpool `Pool`
 //! is both the bound and the threads: `spawn_async` waits for room without
 //! blocking the runtime's thread (the connection's task is parked, in the same
-//! FIFO as any blocking submitter), and the `JoinHandle` it gives is itself a
-//! future of the result. A connection that goes away while it waits drops its
-//! future, which leaves the line and submits nothing.
+//! FIFO as any blocking submitter) and then for the result, in one `.await`.
+//! A connection that goes away while it waits drops its future, which leaves
+//! the line and submits nothing.
 //!
 //! The example serves 32 clients on a current-thread runtime (one thread for
 //! all the I/O) with a pool of 4 workers, checks every answer, and reports the

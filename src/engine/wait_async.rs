@@ -15,11 +15,16 @@
 //!   waker from its own stack. The owner leaves the node alone while it is
 //!   `TAKEN` (a moment: its finisher is between the lock and the finish), and
 //!   may free it once the state is final.
-//! * An async submitter's task never enters the node: a grant offers it room
-//!   (`ROOM`: an admission in a hand-off pool, reserved room in a queue pool),
-//!   and the task moves on the next poll. A future dropped before that gives
-//!   the room back; dropped while linked, it unlinks itself. Either way
-//!   nothing runs and nothing is left behind.
+//! * An async submitter waits as a blocked thread does, its task in its node:
+//!   whoever lets it in takes the task from there (a hand-off worker runs it
+//!   next, a grant pushes it into the lane) and finishes the node `SERVED` —
+//!   waking the future for a submit, not for a spawn, which its result wakes.
+//!   A grant of a new worker (`GRANTED`) leaves the task for the future to
+//!   start that worker with.
+//! * Dropped while linked, the future unlinks itself and its task drops
+//!   unrun; dropped after someone unlinked it, the task is the pool's if it
+//!   was served (it runs), and dropped, with a granted worker given back,
+//!   otherwise. Nothing of the future is left behind either way.
 
 use core::future::Future;
 use core::marker::PhantomPinned;
