@@ -59,10 +59,11 @@ pub fn kernel(settings: &[&str]) -> Builder {
     kernel
 }
 
+/// Optimising for size (`opt-level = "s"` or `"z"`, usual on a Cortex-M0),
 /// GCC compiles some of the kernel's `switch`es for ARMv6-M into calls to
 /// libgcc (`__gnu_thumb1_case_uqi` and its kind), which Rust's
 /// `compiler_builtins` does not have: link the libgcc of the C compiler that
-/// builds the kernel, for the Cortex-M0.
+/// builds the kernel, for the Cortex-M0. (Only what is missing comes from it.)
 fn link_libgcc(kernel: &mut Builder) {
     let gcc = kernel.get_cc().get_compiler();
     let out = Command::new(gcc.path())
