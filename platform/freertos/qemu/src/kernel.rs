@@ -71,6 +71,18 @@ pub fn own_stack_high_water() -> usize {
     unsafe { uxTaskGetStackHighWaterMark(core::ptr::null_mut()) as usize }
 }
 
+/// The check that nothing allocated on the Rust heap: `allocations`, what the
+/// program's counting global allocator counted during the checks. (On the
+/// micro:bit there is no allocator: nothing links `alloc`.)
+#[cfg(not(microbit))]
+pub fn check_no_allocations(checks: &mut Checks, allocations: usize) {
+    checks.check(
+        "no Rust heap allocation",
+        allocations == 0,
+        format_args!("{allocations} allocations"),
+    );
+}
+
 /// The main stack — interrupt handlers', and start-up's before the scheduler
 /// — on the micro:bit: how many of its bytes were ever used, and its size.
 /// It is the RAM that the program's statics leave (cortex-m-rt puts it at

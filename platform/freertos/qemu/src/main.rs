@@ -330,14 +330,7 @@ unsafe extern "C" fn controller(_: *mut c_void) {
 
     // 7. No Rust heap anywhere in the pools.
     #[cfg(not(microbit))]
-    {
-        let allocations = RUST_ALLOCATIONS.load(Relaxed) - heap_before;
-        checks.check(
-            "no Rust heap allocation",
-            allocations == 0,
-            format_args!("{allocations} allocations"),
-        );
-    }
+    kernel::check_no_allocations(&mut checks, RUST_ALLOCATIONS.load(Relaxed) - heap_before);
     // 8. With an FPU: f32 state survives task switches.
     #[cfg(target_abi = "eabihf")]
     {
