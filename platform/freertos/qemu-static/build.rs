@@ -1,5 +1,6 @@
 //! Builds FreeRTOS-Kernel V11.2.0 (freertos-next's copy) for the Cortex-M3
-//! (`GCC/ARM_CM3`) with static allocation only and no heap, plus
+//! (`GCC/ARM_CM3`), or the micro:bit's Cortex-M0 (`GCC/ARM_CM0`, through
+//! `../qemu/microbit-build`), with static allocation only and no heap, plus
 //! antpool-freertos's `csrc/antpool_static_task.c`, and puts the board's memory
 //! map where cortex-m-rt's `link.x` looks for `memory.x`.
 
@@ -11,7 +12,13 @@ use freertos_build::prelude::*;
 fn main() {
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let here = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
-    fs::write(out.join("memory.x"), include_bytes!("memory-an385.x")).expect("write memory.x");
+    // The Cortex-M0 board (QEMU's microbit, an nRF51822): `cfg(microbit)`.
+    let microbit = antpool_freertos_microbit_build::microbit();
+    let memory: &[u8] = match microbit {
+        true => antpool_freertos_microbit_build::MEMORY_X,
+        false => include_bytes!("memory-an385.x"),
+    };
+    fs::write(out.join("memory.x"), memory).expect("write memory.x");
     println!("cargo:rustc-link-search={}", out.display());
     // (Not called memory.x: the linker would find one in this directory before
     // the one written here.)
@@ -20,19 +27,30 @@ fn main() {
     println!("cargo:rerun-if-changed=csrc");
     println!("cargo:rerun-if-changed=../csrc/antpool_static_task.c");
 
-    let mut kernel = freertos_build::Builder::new();
-    // The board's 25 MHz system clock drives SysTick: a 1 kHz tick.
-    kernel.cpu_clock(25.MHz());
+    let mut kernel = match microbit {
+        // freertos-next's features, as in Cargo.toml; microbit-build sets the clock.
+        true => antpool_freertos_microbit_build::kernel(&[
+            "INCLUDE_uxTaskGetStackHighWaterMark",
+            "INCLUDE_vTaskSuspend",
+        ]),
+        false => freertos_build::Builder::new(),
+    };
+    if !microbit {
+        // The board's 25 MHz system clock drives SysTick: a 1 kHz tick.
+        kernel.cpu_clock(25.MHz());
+        // 3 priority bits (as the board's NVIC has); kernel at the lowest,
+        // syscalls up to 5. (The ARM_CM0 port masks every interrupt instead.)
+        kernel.interrupt_priority_bits(3, 5, 7);
+    }
     // No heap_x.c: the builder joins this name onto MemMang/, and an absolute
     // path replaces the whole path, so an empty file is compiled instead.
     kernel.heap(here.join("csrc/no_heap.c"));
     // Nor freertos-next's shim (it calls the heap-allocating kernel API).
     kernel.shim_file(here.join("csrc/no_shim.c"));
-    // Words: the idle task's stack (the kernel's own static buffer).
-    kernel.minimal_stack_size(256);
+    // Words: the idle task's stack (the kernel's own static buffer; the
+    // micro:bit's 16 KiB of RAM hold less).
+    kernel.minimal_stack_size(if microbit { 96 } else { 256 });
     kernel.max_task_priorities(5);
-    // 3 priority bits (as the board's NVIC has); kernel at the lowest, syscalls up to 5.
-    kernel.interrupt_priority_bits(3, 5, 7);
     // Method 2: a slot stack too small for its jobs ends the demo with its name.
     kernel.check_for_stack_overflow(2);
     kernel.user_config_dir("config");

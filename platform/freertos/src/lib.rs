@@ -35,6 +35,15 @@
 //!   the Posix, Cortex-M and RISC-V ports with their default configuration, with
 //!   32- or 64-bit ticks).
 //!
+//! On a core without compare-and-swap — Cortex-M0 and M0+
+//! (`thumbv6m-none-eabi`) — turn on this crate's `critical-section` feature and
+//! link a `critical-section` implementation (`cortex-m`'s
+//! `critical-section-single-core`): the atomic read-modify-writes then mask
+//! interrupts for a few instructions. `README.md` ("Cortex-M0 and M0+") says
+//! what else differs there: the kernel does not catch a pool used from an
+//! interrupt, the tick may need a timer of the chip's, the NVIC takes only
+//! whole words.
+//!
 //! Pools must be used from tasks: not from `main` before the scheduler starts,
 //! and not from an interrupt — except
 //! [`StaticPoolWithFunc::try_invoke_from_isr`](antpool::StaticPoolWithFunc::try_invoke_from_isr)

@@ -19,8 +19,8 @@ use crate::sys;
 /// holds never lets it run), and a FreeRTOS mutex costs a kernel object per
 /// pool. The pool holds its lock for a handful of instructions and never across
 /// a task, a spawn, an allocation of its own or a notify, so masking the
-/// scheduler (and interrupts up to `configMAX_SYSCALL_INTERRUPT_PRIORITY`) for
-/// that long is the cheapest exclusion there is. Critical sections nest, and
+/// scheduler (and interrupts up to `configMAX_SYSCALL_INTERRUPT_PRIORITY`; all
+/// of them on a Cortex-M0) for that long is the cheapest exclusion there is. Critical sections nest, and
 /// all pools share the one section: that is sound because the pool never waits
 /// while holding its lock.
 ///
@@ -94,7 +94,8 @@ unsafe impl RawMutex for CriticalSection {
             return self.try_lock_from_isr();
         }
         // SAFETY: called from a task (without the `isr` feature the pool is
-        // never used from an interrupt; the Cortex-M ports configASSERT that).
+        // never used from an interrupt; the Cortex-M3 and later ports
+        // configASSERT that, the Cortex-M0 port does not: README.md).
         unsafe { sys::vPortEnterCritical() };
         if self.held.load(Relaxed) {
             // Held by this very task (nobody else runs while it holds it):

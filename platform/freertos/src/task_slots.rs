@@ -27,7 +27,13 @@ use core::cell::UnsafeCell;
 use core::ffi::{CStr, c_void};
 use core::fmt;
 use core::ptr;
-use core::sync::atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
+// portable-atomic's, not core's: Cortex-M0 has no compare-and-swap, and there
+// (with the crate's `critical-section` feature) the CAS and the swaps below run
+// in a critical section; elsewhere they are core's own instructions. The
+// task's swap must stay one step: as a load and a store, a task woken by a
+// stray notification could load "no job", and then its store erase the job a
+// claimer stored in between (whose notification then finds nothing).
+use portable_atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
 
 use antpool::port::Job;
 

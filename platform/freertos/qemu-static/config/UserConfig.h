@@ -16,6 +16,12 @@
 /* antpool-freertos checks that the scheduler runs before a pool blocks a task. */
 #define INCLUDE_xTaskGetSchedulerState 1
 
+/* The Cortex-M0 (the micro:bit's nRF51822): the ARM_CM0 port asks whether
+ * to use an MPU (a Cortex-M0+ may have one). */
+#if defined(__ARM_ARCH_6M__)
+#define configENABLE_MPU 0
+#endif
+
 /* Start the 32-bit tick 60 ticks before it wraps, so that the pool's clock,
  * its expiry and its timed waits all cross the wrap during the demo. */
 #define configINITIAL_TICK_COUNT ((TickType_t) (0xFFFFFFFFUL - 60UL))

@@ -1,6 +1,8 @@
 //! antpool on FreeRTOS with no heap at all, on QEMU's `mps2-an385` board
-//! (Cortex-M3, the kernel's `ARM_CM3` port): a whole system whose pool, worker
-//! tasks and their stacks are all `static`.
+//! (Cortex-M3, the kernel's `ARM_CM3` port), or built for
+//! `thumbv6m-none-eabi` on its `microbit` board (the nRF51822's Cortex-M0,
+//! `ARM_CM0`, 16 KiB of RAM, the tick on TIMER1): a whole system whose pool,
+//! worker tasks and their stacks are all `static`.
 //!
 //! The kernel is built with `configSUPPORT_DYNAMIC_ALLOCATION 0` and no
 //! `heap_x.c` (build.rs), so there is no `pvPortMalloc` to call. A
@@ -20,7 +22,9 @@
 //! * `release_timeout` returns `Ok` and leaves every slot IDLE (no worker
 //!   holds a job; the slots are ready for a later pool);
 //! * the 32-bit tick wrapped under the pool; no Rust heap allocation (the
-//!   global allocator counts, and has nothing to give).
+//!   global allocator counts, and has nothing to give; on the micro:bit no
+//!   crate links `alloc`, so there is no allocator at all);
+//! * on the micro:bit, that the RAM the statics leave served the main stack.
 //!
 //! It prints `N passed, N failed` over semihosting and exits QEMU with 0 when
 //! all passed. Run it from this directory: `cargo run --release`.
@@ -28,19 +32,24 @@
 #![no_std]
 #![no_main]
 
+#[cfg(not(microbit))]
 use core::alloc::{GlobalAlloc, Layout};
 use core::cell::UnsafeCell;
 use core::ffi::{CStr, c_char, c_ulong, c_void};
 use core::fmt::Arguments;
-use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use core::time::Duration;
+#[cfg(not(microbit))]
+use portable_atomic::AtomicUsize;
+use portable_atomic::{AtomicBool, Ordering::Relaxed};
 
 use antpool::{Options, StaticPoolWithFunc, SubmitError};
 use antpool_freertos::{StaticSpawner, StaticTaskLayout, TaskSlots, TickClock};
 use cortex_m_rt::entry;
 use cortex_m_semihosting::{debug, hprintln};
 // Links freertos-next's `assert_callback`, which its FreeRTOSConfig.h makes
-// `configASSERT` call; none of its Rust API is used.
+// `configASSERT` call; none of its Rust API is used. (On the micro:bit
+// `kernel.rs` defines it.)
+#[cfg(not(microbit))]
 use freertos_next as _;
 
 /// Slot tasks, and the main pool's capacity.
@@ -49,7 +58,8 @@ const SLOT_COUNT: usize = 4;
 /// unoptimised build needs about four times what a release build does.
 const STACK_WORDS: usize = if cfg!(debug_assertions) { 1024 } else { 256 };
 /// The bytes each slot reserves for `StaticTask_t`: exactly what this kernel
-/// configuration needs on the Cortex-M3 (the check below proves it).
+/// configuration needs on the Cortex-M3, and more than the Cortex-M0's (the
+/// check below proves it).
 const TCB_BYTES: usize = 88;
 const EXPIRY_TICKS: u64 = 100;
 
@@ -59,6 +69,35 @@ mod batch;
 /// The kernel calls and checks both QEMU programs share (`../qemu`'s).
 #[path = "../../qemu/src/kernel.rs"]
 mod kernel;
+/// The kernel's tick on the micro:bit (TIMER1: the nRF51 has no SysTick).
+/// (`NrfTimer::stop` serves `../qemu`'s interrupt check, not this program.)
+#[cfg(microbit)]
+#[allow(dead_code)]
+#[path = "../../qemu/src/nrf51_tick.rs"]
+mod nrf51_tick;
+/// The NVIC, a word at a time (as the Cortex-M0 requires). (`disable` serves
+/// `../qemu`'s interrupt check, not this program.)
+#[cfg(microbit)]
+#[allow(dead_code)]
+#[path = "../../qemu/src/nvic.rs"]
+mod nvic;
+
+// The micro:bit's 16 KiB of RAM hold the release build, not an unoptimised
+// one, whose stacks are about four times as deep.
+#[cfg(all(microbit, debug_assertions))]
+compile_error!("the micro:bit has 16 KiB of RAM: build this program with --release");
+
+/// The core, its kernel port and its board, for the output.
+const CORE: &str = if cfg!(microbit) {
+    "Cortex-M0"
+} else {
+    "Cortex-M3"
+};
+const PORT_AND_BOARD: &str = if cfg!(microbit) {
+    "ARM_CM0 port, QEMU microbit"
+} else {
+    "ARM_CM3 port, QEMU mps2-an385"
+};
 
 use batch::job;
 
@@ -86,7 +125,7 @@ unsafe extern "C" {
 /// stack, static, like the slots'.
 #[repr(C, align(8))]
 struct TaskMemory<const W: usize> {
-    tcb: UnsafeCell<[u8; 256]>,
+    tcb: UnsafeCell<[u8; TCB_BYTES]>,
     stack: UnsafeCell<[c_ulong; W]>,
     taken: AtomicBool,
 }
@@ -98,7 +137,7 @@ unsafe impl<const W: usize> Sync for TaskMemory<W> {}
 impl<const W: usize> TaskMemory<W> {
     const fn new() -> Self {
         TaskMemory {
-            tcb: UnsafeCell::new([0; 256]),
+            tcb: UnsafeCell::new([0; TCB_BYTES]),
             stack: UnsafeCell::new([0; W]),
             taken: AtomicBool::new(false),
         }
@@ -111,7 +150,7 @@ impl<const W: usize> TaskMemory<W> {
         prio: u32,
     ) {
         let layout = StaticTaskLayout::of_kernel();
-        if layout.fits(256).is_err() || self.taken.swap(true, Relaxed) {
+        if layout.fits(TCB_BYTES).is_err() || self.taken.swap(true, Relaxed) {
             fail(format_args!("cannot create task {name:?} ({layout:?})"));
         }
         // SAFETY: `entry` never returns (it exits QEMU); `name` is 'static;
@@ -149,11 +188,16 @@ fn fail(why: Arguments<'_>) -> ! {
 // ---------------------------------------------------------------------------
 // No heap: `freertos-next` links `alloc`, so a global allocator must exist.
 // There is no kernel heap to forward to; this one counts and gives nothing.
+// (On the micro:bit nothing links `alloc`: a crate that allocated would not
+// link.)
 
+#[cfg(not(microbit))]
 struct CountingAllocator;
 
+#[cfg(not(microbit))]
 static RUST_ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 
+#[cfg(not(microbit))]
 // SAFETY: never hands out memory: a null return is an allocation failure,
 // which every caller must handle.
 unsafe impl GlobalAlloc for CountingAllocator {
@@ -165,6 +209,7 @@ unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn dealloc(&self, _ptr: *mut u8, _layout: Layout) {}
 }
 
+#[cfg(not(microbit))]
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
 
@@ -220,13 +265,18 @@ static TINY_POOL: StaticPoolWithFunc<usize, 1, TickClock, StaticSpawner<1, 64, 1
 // ---------------------------------------------------------------------------
 // The checks, run by one controlling task.
 
-const CONTROLLER_STACK_WORDS: usize = 1024;
+/// The controller formats the output; the watchdog only its failure. (Less
+/// on the micro:bit, with 16 KiB of RAM in all.)
+const CONTROLLER_STACK_WORDS: usize = if cfg!(microbit) { 320 } else { 1024 };
+const WATCHDOG_STACK_WORDS: usize = if cfg!(microbit) { 160 } else { 256 };
 static CONTROLLER: TaskMemory<CONTROLLER_STACK_WORDS> = TaskMemory::new();
-static WATCHDOG: TaskMemory<256> = TaskMemory::new();
+static WATCHDOG: TaskMemory<WATCHDOG_STACK_WORDS> = TaskMemory::new();
 
 unsafe extern "C" fn controller(_: *mut c_void) {
     hprintln!(
-        "antpool on FreeRTOS V11.2.0, ARM_CM3 port, QEMU mps2-an385 (Cortex-M3); tick {} Hz; no heap",
+        "antpool on FreeRTOS V11.2.0, {} ({}); tick {} Hz; no heap",
+        PORT_AND_BOARD,
+        CORE,
         TICK_HZ
     );
     hprintln!(
@@ -240,6 +290,7 @@ unsafe extern "C" fn controller(_: *mut c_void) {
     let mut checks = Checks::new();
     let start_mark = TickMark::now();
     let baseline = task_count();
+    #[cfg(not(microbit))]
     let heap_before = RUST_ALLOCATIONS.load(Relaxed);
 
     // 1. The StaticTask_t reserve, against the kernel's (csrc/antpool_static_task.c).
@@ -357,12 +408,12 @@ unsafe extern "C" fn controller(_: *mut c_void) {
     start_mark.check_wrapped(&mut checks);
 
     // 7. No Rust heap anywhere (and no kernel heap: CI checks the ELF).
-    let allocations = RUST_ALLOCATIONS.load(Relaxed) - heap_before;
-    checks.check(
-        "no Rust heap allocation",
-        allocations == 0,
-        format_args!("{allocations} allocations"),
-    );
+    #[cfg(not(microbit))]
+    kernel::check_no_allocations(&mut checks, RUST_ALLOCATIONS.load(Relaxed) - heap_before);
+    // 8. On the micro:bit: what the statics leave of 16 KiB served the
+    //    handlers' stack.
+    #[cfg(microbit)]
+    kernel::check_main_stack(&mut checks);
 
     let stats = POOL.stats();
     hprintln!(
@@ -375,7 +426,8 @@ unsafe extern "C" fn controller(_: *mut c_void) {
         CONTROLLER_STACK_WORDS
     );
     hprintln!(
-        "antpool on FreeRTOS, static tasks, no heap (QEMU Cortex-M3): {} passed, {} failed",
+        "antpool on FreeRTOS, static tasks, no heap (QEMU {}): {} passed, {} failed",
+        CORE,
         checks.passed,
         checks.failed
     );
@@ -404,7 +456,19 @@ fn main() -> ! {
 }
 
 // ---------------------------------------------------------------------------
-// The fault handler (the other hooks are in `kernel.rs`).
+// The interrupt and fault handlers (the other hooks are in `kernel.rs`).
+
+/// Every device interrupt comes here (cortex-m-rt without a device crate):
+/// on the micro:bit, TIMER1's is the kernel's tick; any other ends the run.
+#[cfg(microbit)]
+#[cortex_m_rt::exception]
+unsafe fn DefaultHandler(irqn: i16) {
+    if irqn == nrf51_tick::TIMER1_LINE as i16 {
+        nrf51_tick::on_tick();
+        return;
+    }
+    fail(format_args!("unexpected interrupt {irqn}"))
+}
 
 /// Reached on a fault; ends the run instead of hanging.
 #[cortex_m_rt::exception]

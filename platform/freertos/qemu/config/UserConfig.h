@@ -22,6 +22,12 @@
 #define configRUN_FREERTOS_SECURE_ONLY 1
 #endif
 
+/* The Cortex-M0 (ARMv6-M, the micro:bit's nRF51822): the ARM_CM0 port, which
+ * also serves the Cortex-M0+ with an MPU, asks whether to use one. */
+#if defined(__ARM_ARCH_6M__)
+#define configENABLE_MPU 0
+#endif
+
 /* RISC-V on QEMU virt: the CLINT's mtime and the hart's mtimecmp. The
  * interrupt stack comes from the link script (__freertos_irq_stack_top). */
 #if defined(__riscv)

@@ -6,8 +6,8 @@
 use core::ffi::c_void;
 use core::future::Future;
 use core::pin::pin;
-use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use core::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
+use portable_atomic::{AtomicUsize, Ordering::Relaxed};
 
 use antpool::{Oneshot, Options, StaticPoolWithFunc};
 use antpool_freertos::{CriticalSection, FreeRtosSpawner, TickClock};

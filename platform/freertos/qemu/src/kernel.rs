@@ -71,6 +71,53 @@ pub fn own_stack_high_water() -> usize {
     unsafe { uxTaskGetStackHighWaterMark(core::ptr::null_mut()) as usize }
 }
 
+/// The check that nothing allocated on the Rust heap: `allocations`, what the
+/// program's counting global allocator counted during the checks. (On the
+/// micro:bit there is no allocator: nothing links `alloc`.)
+#[cfg(not(microbit))]
+pub fn check_no_allocations(checks: &mut Checks, allocations: usize) {
+    checks.check(
+        "no Rust heap allocation",
+        allocations == 0,
+        format_args!("{allocations} allocations"),
+    );
+}
+
+/// The main stack — interrupt handlers', and start-up's before the scheduler
+/// — on the micro:bit: how many of its bytes were ever used, and its size.
+/// It is the RAM that the program's statics leave (cortex-m-rt puts it at
+/// the top, down to `_stack_end`) and cortex-m-rt painted it before `main`
+/// (its `paint-stack` feature): the used part is what lost the paint.
+#[cfg(microbit)]
+pub fn main_stack_use() -> (usize, usize) {
+    unsafe extern "C" {
+        static _stack_end: u32;
+        static _stack_start: u32;
+    }
+    let end = &raw const _stack_end;
+    let start = &raw const _stack_start;
+    let words = (start as usize - end as usize) / 4;
+    // The stack grows down from `_stack_start`: the first word from the
+    // bottom that lost the paint is as deep as it ever went.
+    let untouched = (0..words)
+        // SAFETY: words of the main stack, in RAM; read one at a time while
+        // handlers may write above the deepest point (never below it).
+        .take_while(|&i| unsafe { end.add(i).read_volatile() } == cortex_m_rt::STACK_PAINT_VALUE)
+        .count();
+    (4 * (words - untouched), 4 * words)
+}
+
+/// The check that the main stack had room to spare (see [`main_stack_use`]).
+#[cfg(microbit)]
+pub fn check_main_stack(checks: &mut Checks) {
+    let (used, size) = main_stack_use();
+    checks.check(
+        "the main stack (interrupts, start-up) had room to spare",
+        used + 512 <= size,
+        format_args!("{used} of {size} bytes used at most (the RAM the statics leave)"),
+    );
+}
+
 /// The kernel's 32-bit tick and the pools' 64-bit clock at one moment: the
 /// start of a run, whose end checks that the tick wrapped (the kernel starts
 /// it 60 ticks before the wrap) and the clock did not.
@@ -140,6 +187,17 @@ extern "C" fn vApplicationStackOverflowHook(_task: TaskHandle, name: *const c_ch
     // SAFETY: the kernel passes the task's NUL-terminated name.
     let name = unsafe { CStr::from_ptr(name) };
     crate::fail(format_args!("stack overflow in task {name:?}"))
+}
+
+/// `configASSERT` calls this (freertos-next's `FreeRTOSConfig.h`). freertos-next
+/// defines it on the boards where it builds; on the micro:bit the program
+/// does, as freertos-next's does: it ends the run.
+#[cfg(microbit)]
+#[unsafe(no_mangle)]
+extern "C" fn assert_callback(line: u32, file: *const c_char) {
+    // SAFETY: the kernel passes `__FILE__`, a NUL-terminated literal.
+    let file = unsafe { CStr::from_ptr(file) };
+    crate::fail(format_args!("configASSERT failed at {file:?}:{line}"))
 }
 
 #[panic_handler]

@@ -3,9 +3,12 @@
 //! `thumbv7em-none-eabihf`, the same program runs on `mps2-an386` (Cortex-M4F)
 //! and `mps2-an500` (Cortex-M7) with the `ARM_CM4F` port, built for
 //! `thumbv8m.main-none-eabihf` on `mps2-an505` (Cortex-M33, `ARM_CM33_NTZ`,
-//! secure-only), and built for `riscv32imac-unknown-none-elf` on `virt` (an
+//! secure-only), built for `thumbv6m-none-eabi` on `microbit` (the BBC
+//! micro:bit's nRF51822, a Cortex-M0 with 16 KiB of RAM, `ARM_CM0`, its tick
+//! on TIMER1), and built for `riscv32imac-unknown-none-elf` on `virt` (an
 //! RV32IMAC hart, `GCC/RISC-V` on the CLINT's timer). Real tick interrupts and
-//! task switching; what differs per board is in `cortex_m.rs` and `riscv.rs`.
+//! task switching; what differs per board is in `cortex_m.rs` (with
+//! `cmsdk.rs` or `nrf51.rs`) and `riscv.rs`.
 //!
 //! A [`StaticPoolWithFunc`] in a `static` (an idle ring of fixed size, no heap)
 //! whose workers are FreeRTOS tasks runs a batch of jobs; the program checks
@@ -15,7 +18,8 @@
 //!   did overlap (the kernel switched between tasks holding jobs);
 //! * every worker is a FreeRTOS task, and idle ones expire on the tick clock;
 //! * `release_timeout` ends every worker task, and a released pool refuses work;
-//! * nothing on the Rust heap: a counting global allocator sees no allocation;
+//! * nothing on the Rust heap: a counting global allocator sees no allocation
+//!   (on the micro:bit no crate links `alloc`, so there is no allocator);
 //! * how much of each worker's stack its jobs used (the high-water mark);
 //! * with an FPU: `f32` state live across a task switch survives, which tells
 //!   a kernel port that saves the FPU's registers from one that does not.
@@ -27,14 +31,17 @@
 #![no_std]
 #![no_main]
 
+#[cfg(not(microbit))]
 use core::alloc::{GlobalAlloc, Layout};
 use core::ffi::{CStr, c_char, c_long, c_ulong, c_void};
 use core::fmt::Arguments;
+#[cfg(not(microbit))]
 use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use core::time::Duration;
 
 use antpool::{Options, StaticPoolWithFunc};
 use antpool_freertos::{FreeRtosSpawner, TickClock};
+#[cfg(not(microbit))]
 use freertos_next::FreeRtosAllocator;
 
 /// The async check (`Oneshot` results awaited on a task).
@@ -58,6 +65,17 @@ use kernel::{
 #[cfg_attr(target_arch = "arm", path = "cortex_m.rs")]
 #[cfg_attr(target_arch = "riscv32", path = "riscv.rs")]
 mod board;
+/// The kernel's tick on the micro:bit (TIMER1: the nRF51 has no SysTick).
+#[cfg(microbit)]
+mod nrf51_tick;
+/// The NVIC, a word at a time (as the Cortex-M0 requires).
+#[cfg(target_arch = "arm")]
+mod nvic;
+
+// The micro:bit's 16 KiB of RAM hold the release build (see the sizes below),
+// not an unoptimised one, whose stacks are about four times as deep.
+#[cfg(all(microbit, debug_assertions))]
+compile_error!("the micro:bit has 16 KiB of RAM: build this program with --release");
 
 /// Prints a line on the board's console (semihosting, or the UART).
 macro_rules! say {
@@ -78,6 +96,8 @@ const WORKER_STACK_WORDS: u32 = if cfg!(debug_assertions) { 1024 } else { 256 };
 type BaseType = c_long;
 
 unsafe extern "C" {
+    /// heap_4's lowest free count since start-up.
+    fn xPortGetMinimumEverFreeHeapSize() -> usize;
     fn xTaskCreate(
         code: unsafe extern "C" fn(*mut c_void),
         name: *const c_char,
@@ -118,12 +138,16 @@ fn fail(why: Arguments<'_>) -> ! {
 
 // ---------------------------------------------------------------------------
 // No Rust heap: `freertos-next` links `alloc`, so a global allocator must exist;
-// this one counts, and the demo checks that the count stays 0.
+// this one counts, and the demo checks that the count stays 0. (On the
+// micro:bit nothing links `alloc`: a crate that allocated would not link.)
 
+#[cfg(not(microbit))]
 struct CountingAllocator;
 
+#[cfg(not(microbit))]
 static RUST_ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 
+#[cfg(not(microbit))]
 // SAFETY: forwards to FreeRTOS's heap_4 (`pvPortMalloc`, 8-byte aligned), which
 // is all the demo would get if anything allocated; nothing should.
 unsafe impl GlobalAlloc for CountingAllocator {
@@ -142,6 +166,7 @@ unsafe impl GlobalAlloc for CountingAllocator {
     }
 }
 
+#[cfg(not(microbit))]
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
 
@@ -206,7 +231,15 @@ static POOL: StaticPoolWithFunc<usize, CAP, TickClock, FreeRtosSpawner> = Static
 // ---------------------------------------------------------------------------
 // The checks, run by one controlling task.
 
-const CONTROLLER_STACK_WORDS: u32 = 1024;
+/// The kernel's heap (`configTOTAL_HEAP_SIZE`, build.rs): every task's stack
+/// and control block.
+const KERNEL_HEAP_BYTES: usize = if cfg!(microbit) { 8 * 1024 } else { 256 * 1024 };
+
+/// The controller's stack, in words: it formats the output. (Less on the
+/// micro:bit, whose tasks share 8 KiB of heap.)
+const CONTROLLER_STACK_WORDS: u32 = if cfg!(microbit) { 320 } else { 1024 };
+/// The watchdog's: it only formats its failure.
+const WATCHDOG_STACK_WORDS: u32 = if cfg!(microbit) { 160 } else { 256 };
 
 unsafe extern "C" fn controller(_: *mut c_void) {
     let (core, board, port) = board::core_name();
@@ -225,6 +258,7 @@ unsafe extern "C" fn controller(_: *mut c_void) {
     let mut checks = Checks::new();
     let start_mark = TickMark::now();
     let baseline = task_count();
+    #[cfg(not(microbit))]
     let heap_before = RUST_ALLOCATIONS.load(Relaxed);
 
     // 1. A batch of jobs: each exactly once, within capacity, on worker tasks.
@@ -295,12 +329,8 @@ unsafe extern "C" fn controller(_: *mut c_void) {
     await_result::check(&mut checks);
 
     // 7. No Rust heap anywhere in the pools.
-    let allocations = RUST_ALLOCATIONS.load(Relaxed) - heap_before;
-    checks.check(
-        "no Rust heap allocation",
-        allocations == 0,
-        format_args!("{allocations} allocations"),
-    );
+    #[cfg(not(microbit))]
+    kernel::check_no_allocations(&mut checks, RUST_ALLOCATIONS.load(Relaxed) - heap_before);
     // 8. With an FPU: f32 state survives task switches.
     #[cfg(target_abi = "eabihf")]
     {
@@ -318,6 +348,11 @@ unsafe extern "C" fn controller(_: *mut c_void) {
         );
     }
 
+    // 9. On the micro:bit: what the statics leave of 16 KiB served the
+    //    handlers' stack.
+    #[cfg(microbit)]
+    kernel::check_main_stack(&mut checks);
+
     let stats = POOL.stats();
     say!(
         "stats: {} completed, {} workers spawned, {} retired; controller stack: {} of {} words used",
@@ -326,6 +361,12 @@ unsafe extern "C" fn controller(_: *mut c_void) {
         stats.retired,
         CONTROLLER_STACK_WORDS as usize - own_stack_high_water(),
         CONTROLLER_STACK_WORDS
+    );
+    say!(
+        "kernel heap: {} of {} bytes never used",
+        // SAFETY: reads heap_4's record; callable from a task.
+        unsafe { xPortGetMinimumEverFreeHeapSize() },
+        KERNEL_HEAP_BYTES
     );
 
     say!(
@@ -346,6 +387,6 @@ unsafe extern "C" fn watchdog(_: *mut c_void) {
 /// Called by the board's start-up code, once, on the only stack there is.
 fn start() -> ! {
     spawn(c"controller", controller, CONTROLLER_STACK_WORDS, 2);
-    spawn(c"watchdog", watchdog, 256, 4);
+    spawn(c"watchdog", watchdog, WATCHDOG_STACK_WORDS, 4);
     kernel::start_scheduler()
 }
