@@ -76,6 +76,8 @@ fn pools_and_handles_are_unwind_safe() {
     unwind_safe::<antpool::MultiPool>();
     unwind_safe::<StaticPoolWithFunc<u64, 4, antpool::port::StdClock, antpool::port::StdSpawner>>();
     unwind_safe::<antpool::JoinHandle<u64>>();
+    unwind_safe::<antpool::AbortHandle>();
+    unwind_safe::<antpool::AbortOnDrop<antpool::JoinHandle<u64>>>();
     // What a user writes: a pool used inside `catch_unwind`.
     let pool = Pool::new(1).unwrap();
     let handle = std::panic::catch_unwind(|| pool.spawn(|| 5).unwrap()).unwrap();
@@ -94,4 +96,21 @@ fn an_arc_of_a_pool_submits_from_many_threads() {
     for h in handles {
         h.join().unwrap();
     }
+}
+
+#[test]
+fn handles_and_errors_cross_threads_whatever_the_closure_captures() {
+    fn send_sync<T: Send + Sync + 'static>() {}
+    fn send<T: Send + 'static>() {}
+    // A closure that captures a Receiver is Send, not Sync.
+    fn closure_of<F: FnOnce() -> u8 + Send + 'static>(_: &F) {
+        send_sync::<antpool::SubmitError<antpool::Rejected<F>>>();
+        send_sync::<antpool::SpawnError<F>>();
+        send::<antpool::SpawnAsync<F, u8>>();
+    }
+    let (_tx, rx) = std::sync::mpsc::channel::<u8>();
+    closure_of(&move || rx.recv().unwrap());
+    send_sync::<antpool::AbortHandle>();
+    send_sync::<antpool::JoinHandle<u8>>();
+    send_sync::<antpool::JoinError>();
 }

@@ -55,7 +55,7 @@ impl<R: Send> Abortable for Slot<R> {
 /// ```
 #[derive(Clone)]
 pub struct AbortHandle {
-    slot: Arc<dyn Abortable>,
+    slot: Arc<dyn Abortable + ::std::panic::RefUnwindSafe>,
 }
 
 impl AbortHandle {
