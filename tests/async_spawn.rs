@@ -12,26 +12,12 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::mpsc;
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll, Waker};
 use std::thread;
 use std::time::Duration;
 
 use antpool::{AbortHandle, Pool, SpawnAsync, SpawnError};
-use common::{Counter, PATIENCE, eventually, occupy, queue_pool};
-
-/// A waker that counts its wake-ups.
-struct Count(AtomicUsize);
-
-impl Wake for Count {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, SeqCst);
-    }
-}
-
-fn counting_waker() -> (Waker, Arc<Count>) {
-    let count = Arc::new(Count(AtomicUsize::new(0)));
-    (Waker::from(count.clone()), count)
-}
+use common::{Counter, PATIENCE, counting_waker, eventually, occupy, queue_pool};
 
 fn poll_once<F: Future + Unpin>(fut: &mut F, waker: &Waker) -> Poll<F::Output> {
     Pin::new(fut).poll(&mut Context::from_waker(waker))
