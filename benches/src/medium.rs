@@ -1,6 +1,6 @@
 //! The medium workload: one submitter, tasks of a fixed amount of CPU work
 //! (~1, ~10 or ~100 µs), on pools sized to the CPUs, above them, and with
-//! queues. It answers issue 13's question: when does the hand-off at the core
+//! queues. It answers a user's question: when does the hand-off at the core
 //! count cost throughput, and which configuration gets it back.
 //!
 //! A task is a checksum: `rounds` steps of a mixing chain, each depending on

@@ -53,7 +53,7 @@
 //! ~3 000 parking workers found four others spinning and parked at once
 //! (counted with temporary counters), while a spin that did run missed its
 //! token 1–4 % of the time. Those parks were three quarters of the
-//! hand-off's context switches there, twice `cb-bounded(cap)`'s (issue 11).
+//! hand-off's context switches there, twice `cb-bounded(cap)`'s.
 //! Three times the CPUs lets them spin; one yield keeps each spin from
 //! handing the CPU back and forth beside a busy process, where the long
 //! spins' yields were the switches (given room to spin with the old spin,
