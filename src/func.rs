@@ -260,7 +260,8 @@ where
 
     /// Runs the pool's function on `arg` like [`invoke`](PoolWithFunc::invoke),
     /// and returns a [`JoinHandle`](crate::JoinHandle) for what it returns. If the
-    /// function panics, the payload goes to the handle, not to the panic handler.
+    /// function panics, the payload goes to the handle, not to the panic handler
+    /// (unless the handle was dropped first: then to the panic handler).
     ///
     /// # Errors
     ///

@@ -209,7 +209,9 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     /// Runs `f` on a worker like [`submit`](Pool::submit), and returns a
     /// [`JoinHandle`](crate::JoinHandle) for its result: `join()` blocks for it,
     /// `.await` waits for it in async code. If `f` panics, the payload goes to the
-    /// handle (as `Err`), not to the panic handler.
+    /// handle (as `Err`), not to the panic handler — unless the handle was
+    /// dropped before the task ended: then nobody would see it, and it goes to
+    /// the panic handler as a `submit`ted task's does.
     ///
     /// # Errors
     ///

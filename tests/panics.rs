@@ -4,6 +4,7 @@
 mod common;
 
 use std::any::Any;
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::thread::{self, ThreadId};
 use std::time::Duration;
@@ -120,4 +121,65 @@ fn pool_with_func_catches_panics_too() {
     }
     pool.release_timeout(Duration::from_secs(5)).unwrap();
     assert_eq!(caught.get(), 5);
+}
+
+#[test]
+fn a_spawned_tasks_panic_goes_to_the_handler_once_its_handle_is_dropped() {
+    quiet_panics();
+    let payloads = Arc::new(Mutex::new(Vec::<String>::new()));
+    let p = payloads.clone();
+    let pool = Pool::builder()
+        .capacity(1)
+        .max_queued_tasks(4)
+        .panic_handler(move |payload: Box<dyn Any + Send>| {
+            let msg = antpool::panic_message(&*payload).unwrap_or("?").to_string();
+            p.lock().unwrap().push(msg);
+        })
+        .build()
+        .unwrap();
+    let gate = common::occupy(&pool, 1);
+    // Dropped before its task ran: the panic reaches the handler.
+    drop(pool.spawn(|| panic!("nobody joins me")).unwrap());
+    // The same for a spawn_async future dropped after the pool took its task.
+    let fut = pool.spawn_async(|| panic!("detached async"));
+    let mut fut = Box::pin(fut);
+    let waker = std::task::Waker::noop();
+    assert!(
+        fut.as_mut()
+            .poll(&mut std::task::Context::from_waker(waker))
+            .is_pending()
+    );
+    drop(fut); // queued: the pool has it; it runs, unjoined
+    // Kept: the handle gets the payload, the handler does not.
+    let kept = pool.spawn(|| panic!("joined")).unwrap();
+    gate.open();
+    assert!(kept.join().unwrap_err().is_panic());
+    assert!(pool.wait_idle_timeout(common::PATIENCE));
+    assert_eq!(
+        *payloads.lock().unwrap(),
+        ["nobody joins me", "detached async"]
+    );
+    assert_eq!(pool.stats().panicked, 3);
+    pool.release_timeout(Duration::from_secs(5)).unwrap();
+}
+
+#[test]
+fn a_drained_spawn_run_by_its_holder_panics_in_the_holders_call() {
+    quiet_panics();
+    let pool = Pool::builder()
+        .capacity(1)
+        .max_queued_tasks(4)
+        .build()
+        .unwrap();
+    let gate = common::occupy(&pool, 1);
+    drop(pool.spawn(|| panic!("mine")).unwrap());
+    let mut drained = pool.release_drain();
+    assert_eq!(drained.len(), 1);
+    let task = drained.pop().unwrap();
+    // No handle, no worker: the panic is the caller's, as a closure's own.
+    let payload =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| task.run())).unwrap_err();
+    assert_eq!(antpool::panic_message(&*payload), Some("mine"));
+    gate.open();
+    assert!(pool.wait_idle_timeout(common::PATIENCE));
 }

@@ -180,9 +180,12 @@ fn a_subscriber_sees_workers_expiry_rejections_and_panics() {
     );
     assert!(panicked.span.is_some(), "on the worker, in its span");
     assert!(pool.spawn(|| panic!("kept")).unwrap().join().is_err());
+    let delivered = capture.wait_for("task panicked");
+    assert_eq!(field(&delivered, "delivered"), "true");
     assert_eq!(
-        field(&capture.wait_for("task panicked"), "delivered"),
-        "true"
+        field(&delivered, "panic"),
+        "kept",
+        "the message, delivered too"
     );
 
     // The worker's end, in its span; then a closed pool's rejection.

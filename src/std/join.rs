@@ -36,7 +36,9 @@ pub(crate) use super::slot::Slot;
 /// [`try_join`](JoinHandle::try_join) checks, and `.await` waits without blocking
 /// (it implements `Future`; no async runtime is needed or assumed).
 ///
-/// Dropping the handle detaches the task: it still runs, its result is dropped.
+/// Dropping the handle detaches the task: it still runs, its result is
+/// dropped, and if it panics the payload goes to the pool's panic handler (as
+/// a `submit`ted task's does; a handle kept gets the payload instead).
 ///
 /// ```
 /// let pool = antpool::Pool::new(2).unwrap();
@@ -157,7 +159,7 @@ pub(crate) fn call<R>(f: impl FnOnce() -> R) -> (Result<R, JoinError>, Outcome) 
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(value) => (Ok(value), Outcome::Completed),
         Err(payload) => {
-            super::panic::note_caught_panic();
+            super::panic::note_caught_panic(&*payload);
             (Err(JoinError::panicked(payload)), Outcome::Panicked)
         }
     }
@@ -351,6 +353,14 @@ impl<R> JoinHandle<R> {
     {
         let abort = self.abort_handle();
         AbortOnDrop::new(self, abort)
+    }
+}
+
+/// A handle dropped unjoined detaches its task; if the task then panics, the
+/// payload goes to the pool's panic handler, as a `submit`ted task's does.
+impl<R> Drop for JoinHandle<R> {
+    fn drop(&mut self) {
+        self.slot.drop_interest();
     }
 }
 

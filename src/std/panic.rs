@@ -26,12 +26,19 @@ use crate::trace::trace_event;
 pub type PanicHandler = Arc<dyn Fn(Box<dyn Any + Send>) + Send + Sync + 'static>;
 
 /// What a task that returned normally tells its executor about itself.
-#[derive(Clone, Copy)]
 enum Note {
     Nothing,
     /// It caught a panic of its own and delivered it elsewhere (to a
-    /// `JoinHandle`): still counted as panicked.
-    CaughtPanic,
+    /// `JoinHandle`): still counted as panicked. The message is for the
+    /// `task panicked` event.
+    CaughtPanic {
+        #[cfg(feature = "tracing")]
+        message: String,
+    },
+    /// It caught a panic of its own that nobody will take (its `JoinHandle`
+    /// was dropped): the payload goes to the panic handler, as an uncaught
+    /// task's does.
+    Unclaimed(Box<dyn Any + Send>),
     /// It was aborted and did not run.
     Skipped,
 }
@@ -39,11 +46,29 @@ enum Note {
 ::std::thread_local! {
     /// Set by the running task (see [`Note`]), read by the executor after it.
     static NOTE: Cell<Note> = const { Cell::new(Note::Nothing) };
+    /// Whether this thread is a worker of a pool that catches panics (set as
+    /// it starts): where a note is read after each task.
+    static WORKER: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Records that the running task caught a panic of its own.
-pub(crate) fn note_caught_panic() {
-    NOTE.set(Note::CaughtPanic);
+/// Records that the running task caught a panic of its own (`payload`), for
+/// its handle.
+pub(crate) fn note_caught_panic(_payload: &(dyn Any + Send)) {
+    NOTE.set(Note::CaughtPanic {
+        #[cfg(feature = "tracing")]
+        message: String::from(message(_payload)),
+    });
+}
+
+/// Records that the running task caught a panic nobody will take (its
+/// handle is gone): the executor hands `payload` to the panic handler. Off a
+/// worker — a task that `release_drain` handed out, run by its holder — the
+/// panic goes on unwinding in the holder's call, as the closure's own would.
+pub(crate) fn note_unclaimed_panic(payload: Box<dyn Any + Send>) {
+    if !WORKER.get() {
+        ::std::panic::resume_unwind(payload);
+    }
+    NOTE.set(Note::Unclaimed(payload));
 }
 
 /// Records that the running task was aborted and did not run.
@@ -133,8 +158,22 @@ impl<T, X: Execute<T>> Execute<T> for Catching<X> {
         })) {
             Ok(outcome) => match NOTE.replace(Note::Nothing) {
                 Note::Nothing => outcome,
-                Note::CaughtPanic => {
-                    trace_event!(error, delivered = true, "task panicked");
+                #[cfg_attr(not(feature = "tracing"), allow(unused_variables))]
+                Note::CaughtPanic {
+                    #[cfg(feature = "tracing")]
+                    message,
+                } => {
+                    trace_event!(error, panic = message, delivered = true, "task panicked");
+                    Outcome::Panicked
+                }
+                Note::Unclaimed(payload) => {
+                    trace_event!(
+                        error,
+                        panic = message(&*payload),
+                        delivered = false,
+                        "task panicked"
+                    );
+                    self.report("a task", payload);
                     Outcome::Panicked
                 }
                 Note::Skipped => Outcome::Skipped,
@@ -148,6 +187,7 @@ impl<T, X: Execute<T>> Execute<T> for Catching<X> {
     }
 
     fn worker_started(&self) {
+        WORKER.set(true);
         self.run_hook("a worker's start hook", self.policy.on_start.as_ref());
         self.run_guarded("a worker's start hook", || self.inner.worker_started());
     }

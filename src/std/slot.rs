@@ -20,7 +20,9 @@
 //!   touch the cell at once.
 //!
 //! A blocking `join` is the same protocol with a waker that unparks the
-//! joining thread. loom: `join racing the fill` and `a changed waker racing
+//! joining thread. A fourth flag, `JOIN_INTEREST`, is cleared when the handle
+//! is dropped: a filler that finds it clear takes the result back (nobody
+//! else will), and hands a panic's payload to the pool's panic handler. loom: `join racing the fill` and `a changed waker racing
 //! the fill` (`tests/loom/join.rs`) run this type itself.
 
 use ::std::sync::Arc;
@@ -42,6 +44,8 @@ const CANCELLED: u8 = 2;
 const COMPLETE: u8 = 0b100;
 /// A waker is stored for the filler to wake.
 const JOIN_WAKER: u8 = 0b1000;
+/// A handle may still take the result (cleared when it is dropped).
+const JOIN_INTEREST: u8 = 0b1_0000;
 
 #[cfg(not(antpool_loom))]
 use ::std::thread;
@@ -78,7 +82,7 @@ impl<R> ::std::panic::RefUnwindSafe for Slot<R> {}
 impl<R> Slot<R> {
     pub(crate) fn new() -> Self {
         Slot {
-            state: AtomicU8::new(QUEUED),
+            state: AtomicU8::new(QUEUED | JOIN_INTEREST),
             value: Cell::new(None),
             waker: Cell::new(None),
         }
@@ -125,6 +129,19 @@ impl<R> Slot<R> {
         // value only after it saw `COMPLETE`, which is set below.
         self.value.with_mut(|v| unsafe { *v = Some(result) });
         let old = self.state.fetch_or(COMPLETE, Ordering::AcqRel);
+        if old & JOIN_INTEREST == 0 {
+            // The handle is gone: nobody takes the result. A panic goes to the
+            // pool's panic handler instead (through the running task's note).
+            // SAFETY: no joiner is left to read the value, and the right to
+            // fill it was ours alone.
+            let unclaimed = self.value.with_mut(|v| unsafe { (*v).take() });
+            if let Some(Err(e)) = unclaimed {
+                if let Ok(payload) = e.try_into_panic() {
+                    super::panic::note_unclaimed_panic(payload);
+                }
+            }
+            return;
+        }
         if old & JOIN_WAKER != 0 {
             // SAFETY: the flag was set before our swap: the joiner wrote the
             // waker before it set the flag (our swap reads from its), and
@@ -135,6 +152,13 @@ impl<R> Slot<R> {
                 }
             });
         }
+    }
+
+    /// The handle is dropped: a result filled from now on is nobody's (a
+    /// panic goes to the panic handler instead: see [`fill`](Self::fill)).
+    /// One filled before stays, and drops with the slot.
+    pub(crate) fn drop_interest(&self) {
+        self.state.fetch_and(!JOIN_INTEREST, Ordering::AcqRel);
     }
 
     /// Whether the result is in (so `join` would not block).

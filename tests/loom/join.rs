@@ -73,3 +73,20 @@ fn an_abort_racing_the_start_and_an_awaiting_joiner_has_one_winner() {
         }
     });
 }
+
+#[test]
+fn a_handle_dropped_racing_the_fill_leaves_the_result_to_one_side() {
+    // The handle drops (clearing its interest) while the worker fills the
+    // slot: whichever comes first, the result is taken back by the filler or
+    // left in the slot, never touched by both (loom's cells check it), and the
+    // task runs once.
+    check("handle dropped racing the fill", || {
+        let sum = Arc::new(AtomicUsize::new(0));
+        let (pool, _clock) = pool_with_queue(1, false, 0, sum.clone());
+        let handle = pool.call(4).unwrap();
+        let dropper = thread::spawn(move || drop(handle));
+        pool.release_timeout(Duration::MAX).unwrap();
+        dropper.join().unwrap();
+        assert_eq!(sum.load(Ordering::Relaxed), 4);
+    });
+}
