@@ -40,6 +40,7 @@ fn stats_follow_a_pool_through_its_life() {
     assert!(eventually(|| pool.waiting() == 1));
     let s = pool.stats();
     assert_eq!((s.running, s.idle, s.waiting, s.queued), (2, 0, 1, 3));
+    assert_eq!(s.busy, 2, "both workers hold a task");
     assert_eq!(
         (s.completed, s.panicked, s.spawned, s.retired),
         (0, 0, 2, 0)
@@ -50,6 +51,7 @@ fn stats_follow_a_pool_through_its_life() {
     pool.wait_idle();
     let s = pool.stats();
     assert_eq!((s.running, s.idle, s.waiting, s.queued), (2, 2, 0, 0));
+    assert_eq!((s.busy, s.skipped), (0, 0));
     assert_eq!(
         (s.completed, s.panicked, s.spawned, s.retired),
         (5, 1, 2, 0)
@@ -101,6 +103,50 @@ fn every_submission_handed_back_is_counted_as_rejected_and_no_other() {
         .unwrap();
     assert!(failing.submit(|| ()).unwrap_err().is_spawn_failed());
     assert_eq!(failing.stats().rejected, 1);
+    // Timeout.
+    let timed = Pool::new(1).unwrap();
+    let gate = occupy(&timed, 1);
+    let err = timed
+        .submit_timeout(|| (), Duration::from_millis(5))
+        .unwrap_err();
+    assert!(err.is_timeout());
+    assert_eq!(timed.stats().rejected, 1, "a timeout is a rejection too");
+    gate.open();
+}
+
+#[test]
+fn the_books_balance_aborted_tasks_are_skipped_and_cleared_ones_returned() {
+    let pool = Pool::builder()
+        .capacity(1)
+        .max_queued_tasks(8)
+        .build()
+        .unwrap();
+    let gate = occupy(&pool, 1);
+    let ran: Vec<_> = (0..3).map(|_| pool.spawn(|| ()).unwrap()).collect();
+    let aborted: Vec<_> = (0..2).map(|_| pool.spawn(|| ()).unwrap()).collect();
+    for h in &aborted {
+        assert!(h.abort());
+    }
+    // Aborted, they still hold their places in the queue until skipped.
+    assert_eq!(pool.stats().queued, 5);
+    gate.open();
+    for h in ran {
+        h.join().unwrap();
+    }
+    assert!(pool.wait_idle_timeout(Duration::from_secs(5)));
+    let s = pool.stats();
+    assert_eq!(
+        (s.completed, s.skipped, s.queued),
+        (4, 2, 0),
+        "gate + 3 ran, 2 skipped"
+    );
+    // clear_queue's drops are its return value, not `skipped`.
+    let gate = occupy(&pool, 1);
+    pool.submit(|| ()).unwrap();
+    assert_eq!(pool.clear_queue(), 1);
+    gate.open();
+    assert!(pool.wait_idle_timeout(Duration::from_secs(5)));
+    assert_eq!(pool.stats().skipped, 2);
 }
 
 #[test]

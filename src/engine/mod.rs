@@ -311,6 +311,8 @@ struct Counters {
     retired: UntrackedUsize,
     /// Submissions handed back to their caller (counted on the cold path).
     rejected: UntrackedUsize,
+    /// Tasks a worker reached and dropped unrun: aborted or cancelled.
+    skipped: UntrackedUsize,
     /// Worker threads that have not ended yet, plus reservations: what
     /// `release_timeout` waits for (with the word's `threads`, which a
     /// reservation raises first). Read and lowered under the cold lock.
@@ -394,6 +396,7 @@ impl<F: Flavor> Engine<F> {
                     spawned: UntrackedUsize::new(0),
                     retired: UntrackedUsize::new(0),
                     rejected: UntrackedUsize::new(0),
+                    skipped: UntrackedUsize::new(0),
                     live: UntrackedUsize::new(0),
                     waiting: UntrackedUsize::new(0),
                     #[cfg(feature = "tracing")]
@@ -471,6 +474,8 @@ impl<F: Flavor> Engine<F> {
             spawned: self.counters.spawned.load(Relaxed),
             retired: self.counters.retired.load(Relaxed),
             rejected: self.counters.rejected.load(Relaxed),
+            busy: w.busy(),
+            skipped: self.counters.skipped.load(Relaxed),
         }
     }
 

@@ -110,7 +110,7 @@ impl<F: Flavor> Engine<F> {
         let counter = match outcome {
             Outcome::Completed => &self.counters.completed,
             Outcome::Panicked => &self.counters.panicked,
-            Outcome::Skipped => return,
+            Outcome::Skipped => &self.counters.skipped,
         };
         counter.fetch_add(1, Relaxed);
     }

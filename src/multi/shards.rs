@@ -226,6 +226,8 @@ impl<P: Shard> Shards<P> {
                 spawned: a.spawned.wrapping_add(b.spawned),
                 retired: a.retired.wrapping_add(b.retired),
                 rejected: 0,
+                busy: a.busy + b.busy,
+                skipped: a.skipped.wrapping_add(b.skipped),
             });
         // Not the pools' sum: a pool's refusal that another took is no rejection.
         sum.rejected = self.rejected.load(Ordering::Relaxed);
