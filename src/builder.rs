@@ -394,7 +394,9 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
 
 #[cfg(feature = "std")]
 impl<M, Q, C> Builder<M, Q, C, crate::std::StdSpawner> {
-    /// Names worker threads `"{prefix}-{index}"` (default `antpool-worker`).
+    /// Names worker threads `"{prefix}-{index}"` (default `antpool-worker`),
+    /// `index` being the worker's number in the pool (what
+    /// [`current_worker_index`](crate::current_worker_index) gives on it).
     ///
     /// ```
     /// let pool = antpool::Pool::builder().capacity(1).thread_name("db").build().unwrap();
@@ -405,6 +407,30 @@ impl<M, Q, C> Builder<M, Q, C, crate::std::StdSpawner> {
     #[must_use = "a builder does nothing until `build()`: use the one this returns"]
     pub fn thread_name(mut self, prefix: impl Into<alloc::string::String>) -> Self {
         self.spawner = self.spawner.name(prefix);
+        self
+    }
+
+    /// Names each worker thread what `name` returns for the worker's number
+    /// in the pool (as rayon's `thread_name`).
+    ///
+    /// ```
+    /// let pool = antpool::Pool::builder()
+    ///     .capacity(2)
+    ///     .thread_name_with(|i| format!("{}-{i}", if i % 2 == 0 { "even" } else { "odd" }))
+    ///     .min_idle(2)
+    ///     .build()
+    ///     .unwrap();
+    /// let name = pool.spawn(|| std::thread::current().name().map(String::from)).unwrap();
+    /// let name = name.join().unwrap().unwrap();
+    /// assert!(name == "even-0" || name == "odd-1", "{name}");
+    /// # pool.release_timeout(std::time::Duration::from_secs(5)).unwrap();
+    /// ```
+    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
+    pub fn thread_name_with(
+        mut self,
+        name: impl Fn(usize) -> alloc::string::String + Send + Sync + 'static,
+    ) -> Self {
+        self.spawner = self.spawner.name_with(name);
         self
     }
 

@@ -199,11 +199,11 @@ impl<T, X: Execute<T>> Execute<T> for FnHooks<X> {
         self.inner.execute(task)
     }
 
-    fn worker_started(&self) {
+    fn worker_started(&self, index: usize) {
         if let Some(hook) = self.start {
             hook();
         }
-        self.inner.worker_started();
+        self.inner.worker_started(index);
     }
 
     fn worker_stopping(&self) {

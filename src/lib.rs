@@ -188,7 +188,7 @@ pub use std::global::{
 #[cfg(feature = "std")]
 pub use std::{
     AbortHandle, AbortOnDrop, JoinError, JoinHandle, PanicHandler, Scope, ScopedJoinHandle,
-    SpawnAsync, SpawnError, panic_message,
+    SpawnAsync, SpawnError, current_worker_index, panic_message,
 };
 #[cfg(feature = "alloc")]
 pub use task::Task;

@@ -218,6 +218,8 @@ pub(crate) struct JobVTable {
 #[repr(C)]
 pub(crate) struct JobHeader {
     pub(crate) vtable: &'static JobVTable,
+    /// The worker's number in its pool (see [`Job::index`]).
+    pub(crate) index: usize,
 }
 
 /// The work a new thread does: one pointer, `Send`, and FFI-friendly.
@@ -250,6 +252,46 @@ impl Job {
     /// and nothing else owns it.
     pub(crate) unsafe fn from_header(header: NonNull<JobHeader>) -> Job {
         Job { header }
+    }
+
+    /// The number of the worker this job starts, in its pool: 0 for the
+    /// pool's first worker, then counting up (a number is never given twice,
+    /// so a worker that retired leaves a gap). The std spawner names threads
+    /// after it, and the `tracing` span of the worker carries it as `worker`;
+    /// a port may name its tasks by it too.
+    ///
+    /// ```
+    /// use antpool::port::{Job, Spawner, StdSpawner};
+    /// // A spawner that records each job's index and starts it on std's thread.
+    /// #[derive(Clone)]
+    /// struct Named(StdSpawner, std::sync::Arc<std::sync::Mutex<Vec<usize>>>);
+    /// impl Spawner for Named {
+    ///     type Signal = <StdSpawner as Spawner>::Signal;
+    ///     type Lock = <StdSpawner as Spawner>::Lock;
+    ///     fn spawn(&self, job: Job) -> Result<(), Job> {
+    ///         self.1.lock().unwrap().push(job.index());
+    ///         self.0.spawn(job)
+    ///     }
+    ///     fn signal(&self) -> Self::Signal { self.0.signal() }
+    ///     fn parallelism(&self) -> usize { self.0.parallelism() }
+    /// }
+    /// let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    /// let pool = antpool::Pool::builder()
+    ///     .capacity(2)
+    ///     .spawner(Named(StdSpawner::new(), seen.clone()))
+    ///     .min_idle(2)
+    ///     .build()
+    ///     .unwrap();
+    /// let mut indices = seen.lock().unwrap().clone();
+    /// indices.sort();
+    /// assert_eq!(indices, [0, 1]);
+    /// # pool.release_timeout(std::time::Duration::from_secs(5)).unwrap();
+    /// ```
+    #[must_use]
+    pub fn index(&self) -> usize {
+        // SAFETY: the record is live while its `Job` exists (type invariant),
+        // and its header is never written after it was made.
+        unsafe { self.header.as_ref().index }
     }
 
     /// Gives up ownership without running or abandoning the record.

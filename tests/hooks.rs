@@ -266,3 +266,41 @@ fn a_static_pool_runs_function_hooks_on_its_workers() {
         "the task ran despite the hook's panic"
     );
 }
+
+#[test]
+fn hooks_and_tasks_know_their_workers_number_which_names_its_thread() {
+    type Seen = Arc<Mutex<Vec<(&'static str, usize, String)>>>;
+    let seen: Seen = Arc::default();
+    let (start, stop) = (seen.clone(), seen.clone());
+    let record = |what, seen: &Seen| {
+        let index = antpool::current_worker_index().expect("on a worker");
+        let name = std::thread::current().name().unwrap().to_owned();
+        seen.lock().unwrap().push((what, index, name));
+    };
+    let pool = Pool::builder()
+        .capacity(3)
+        .thread_name_with(|i| format!("n{i}"))
+        .on_worker_start(move || record("start", &start))
+        .on_worker_stop(move || record("stop", &stop))
+        .min_idle(3)
+        .build()
+        .unwrap();
+    assert_eq!(
+        antpool::current_worker_index(),
+        None,
+        "the test's thread is no worker"
+    );
+    pool.release_timeout(PATIENCE).unwrap();
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 6);
+    for (what, index, name) in seen.iter() {
+        assert_eq!(name, &format!("n{index}"), "{what}");
+    }
+    let mut started: Vec<usize> = seen
+        .iter()
+        .filter(|s| s.0 == "start")
+        .map(|s| s.1)
+        .collect();
+    started.sort();
+    assert_eq!(started, [0, 1, 2]);
+}

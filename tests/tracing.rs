@@ -234,6 +234,38 @@ fn a_subscriber_sees_workers_expiry_rejections_and_panics() {
     let hook = capture.wait_for("hook panicked");
     assert_eq!((hook.level, field(&hook, "panic")), (Level::ERROR, "hook"));
     pool.release_timeout(PATIENCE).unwrap();
+
+    // The span's worker number is the thread name's index (and what
+    // `current_worker_index` says), whatever order the threads start in.
+    let pool = Pool::builder()
+        .capacity(4)
+        .thread_name("w")
+        .build()
+        .unwrap();
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(4));
+    for _ in 0..4 {
+        let barrier = barrier.clone();
+        pool.submit(move || {
+            barrier.wait(); // four workers, one task each
+            let name = std::thread::current().name().unwrap().to_owned();
+            let index = antpool::current_worker_index().unwrap();
+            tracing::info!(thread = name, index, "probe");
+        })
+        .unwrap();
+    }
+    assert!(pool.wait_idle_timeout(PATIENCE));
+    let probes: Vec<Seen> = capture
+        .take()
+        .into_iter()
+        .filter(|e| e.message == "probe")
+        .collect();
+    assert_eq!(probes.len(), 4);
+    for probe in probes {
+        let worker = probe.span.as_ref().expect("in its span").1["worker"].clone();
+        assert_eq!(field(&probe, "thread"), format!("w-{worker}"), "{probe:?}");
+        assert_eq!(field(&probe, "index"), worker);
+    }
+    pool.release_timeout(PATIENCE).unwrap();
 }
 
 /// `set_global_default` takes the subscriber by value: this forwards to the

@@ -90,8 +90,10 @@ mod boxed {
         unsafe fn run(header: NonNull<JobHeader>) {
             // SAFETY: the vtable is only reachable from records made by `spawn`,
             // and `Job` calls `run` at most once.
+            let index = unsafe { header.as_ref().index };
+            // SAFETY: as above.
             let record = unsafe { Self::take(header) };
-            worker::run(record.handle, record.task);
+            worker::run(record.handle, record.task, index);
         }
 
         unsafe fn abandon(header: NonNull<JobHeader>) {
@@ -117,6 +119,7 @@ mod boxed {
         let record = Box::new(Record {
             header: JobHeader {
                 vtable: &VTable::<H, F>::VTABLE,
+                index: handle.engine().next_worker_index(),
             },
             handle: handle.clone(),
             task,
@@ -169,19 +172,20 @@ where
     unsafe fn run(header: NonNull<JobHeader>) {
         // SAFETY: this vtable is only reachable from a record made by `handshake`,
         // whose thread waits (record live) until we finish it below.
-        let (handle, task) = unsafe {
+        let (handle, task, index) = unsafe {
             let record = header
                 .cast::<Handshake<H, Option<F::Task>, SignalOf<F>>>()
                 .as_ptr();
+            let index = (*record).header.index;
             let handle = (*record).handle.clone();
             let task = (*(*record).task.get()).take();
             (*record).state.store(STARTED, Ordering::Release);
             // Our last touch of the record; no reference into it outlives the
             // token (Signal rule 6).
             SignalOf::<F>::notify(core::ptr::addr_of!((*record).signal));
-            (handle, task)
+            (handle, task, index)
         };
-        worker::run(handle, task);
+        worker::run(handle, task, index);
     }
 
     unsafe fn abandon(header: NonNull<JobHeader>) {
@@ -208,6 +212,7 @@ where
     let record = Handshake {
         header: JobHeader {
             vtable: &HandshakeVTable::<H, F>::VTABLE,
+            index: handle.engine().next_worker_index(),
         },
         handle: handle.clone(),
         task: UnsafeCell::new(task),

@@ -89,8 +89,9 @@ pub(crate) enum Outcome {
 pub(crate) trait Execute<T>: Send + Sync + 'static {
     fn execute(&self, task: T) -> Outcome;
 
-    /// Runs on a worker's thread when it starts, before its first task.
-    fn worker_started(&self) {}
+    /// Runs on a worker's thread when it starts, before its first task;
+    /// `index` is its number in the pool.
+    fn worker_started(&self, _index: usize) {}
 
     /// Runs on a worker's thread as the last thing before it ends.
     fn worker_stopping(&self) {}
@@ -319,8 +320,9 @@ struct Counters {
     live: UntrackedUsize,
     /// Blocked submitters (the waiters list's length), for lock-free reads.
     waiting: UntrackedUsize,
-    /// Workers started so far: the next one's number in its `tracing` span.
-    #[cfg(feature = "tracing")]
+    /// Worker numbers given so far: the next worker's ([`Job::index`]).
+    ///
+    /// [`Job::index`]: crate::port::Job::index
     workers: UntrackedUsize,
 }
 
@@ -399,7 +401,6 @@ impl<F: Flavor> Engine<F> {
                     skipped: UntrackedUsize::new(0),
                     live: UntrackedUsize::new(0),
                     waiting: UntrackedUsize::new(0),
-                    #[cfg(feature = "tracing")]
                     workers: UntrackedUsize::new(0),
                 }),
                 config,
@@ -460,6 +461,11 @@ impl<F: Flavor> Engine<F> {
     /// Tasks in the lane: waiting for a worker to take them.
     pub(crate) fn queued(&self) -> usize {
         self.lane.len()
+    }
+
+    /// The number of the next worker to start (see `Job::index`).
+    pub(crate) fn next_worker_index(&self) -> usize {
+        self.counters.workers.fetch_add(1, Relaxed)
     }
 
     pub(crate) fn stats(&self) -> crate::Stats {

@@ -51,8 +51,9 @@ enum Park {
 }
 
 /// The body of every worker thread. The workers' word already counts this
-/// worker: busy, if it carries a first task; a looker if not.
-pub(crate) fn run<H, F>(handle: H, first: Option<F::Task>)
+/// worker: busy, if it carries a first task; a looker if not. `index`: its
+/// number in the pool ([`Job::index`](crate::port::Job::index)).
+pub(crate) fn run<H, F>(handle: H, first: Option<F::Task>, index: usize)
 where
     H: EngineRef<Engine<F>>,
     F: Flavor,
@@ -60,11 +61,7 @@ where
     let engine = handle.engine();
     // (Declared first, so it closes last: the exit below is inside it.)
     #[cfg(feature = "tracing")]
-    let span = tracing::debug_span!(
-        target: "antpool",
-        "worker",
-        worker = engine.counters.workers.fetch_add(1, Relaxed)
-    );
+    let span = tracing::debug_span!(target: "antpool", "worker", worker = index);
     #[cfg(feature = "tracing")]
     let _in_span = span.enter();
     trace_event!(debug, "worker started");
@@ -76,7 +73,7 @@ where
         engine,
         retired: false,
     };
-    engine.exec.worker_started();
+    engine.exec.worker_started(index);
     let first = match first {
         Some(task) => Some(task),
         None => engine.find_task(&handle, &mailbox),

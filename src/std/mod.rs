@@ -25,7 +25,7 @@ pub use clock::StdClock;
 pub use join::JoinHandle;
 pub use join_error::{JoinError, SpawnError};
 pub use lock::StdLock;
-pub use panic::{PanicHandler, panic_message};
+pub use panic::{PanicHandler, current_worker_index, panic_message};
 pub use scope::{Scope, ScopedJoinHandle};
 pub use signal::StdSignal;
 pub use spawn_async::SpawnAsync;

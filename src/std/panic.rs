@@ -46,9 +46,10 @@ enum Note {
 ::std::thread_local! {
     /// Set by the running task (see [`Note`]), read by the executor after it.
     static NOTE: Cell<Note> = const { Cell::new(Note::Nothing) };
-    /// Whether this thread is a worker of a pool that catches panics (set as
-    /// it starts): where a note is read after each task.
-    static WORKER: Cell<bool> = const { Cell::new(false) };
+    /// This thread's number as a worker of a pool that catches panics (set as
+    /// it starts, before its start hook): where a note is read after each
+    /// task, and what [`current_worker_index`] says.
+    static WORKER: Cell<Option<usize>> = const { Cell::new(None) };
 }
 
 /// Records that the running task caught a panic of its own (`payload`), for
@@ -65,7 +66,7 @@ pub(crate) fn note_caught_panic(_payload: &(dyn Any + Send)) {
 /// worker — a task that `release_drain` handed out, run by its holder — the
 /// panic goes on unwinding in the holder's call, as the closure's own would.
 pub(crate) fn note_unclaimed_panic(payload: Box<dyn Any + Send>) {
-    if !WORKER.get() {
+    if WORKER.get().is_none() {
         ::std::panic::resume_unwind(payload);
     }
     NOTE.set(Note::Unclaimed(payload));
@@ -186,16 +187,45 @@ impl<T, X: Execute<T>> Execute<T> for Catching<X> {
         }
     }
 
-    fn worker_started(&self) {
-        WORKER.set(true);
+    fn worker_started(&self, index: usize) {
+        WORKER.set(Some(index));
         self.run_hook("a worker's start hook", self.policy.on_start.as_ref());
-        self.run_guarded("a worker's start hook", || self.inner.worker_started());
+        self.run_guarded("a worker's start hook", || self.inner.worker_started(index));
     }
 
     fn worker_stopping(&self) {
         self.run_guarded("a worker's stop hook", || self.inner.worker_stopping());
         self.run_hook("a worker's stop hook", self.policy.on_stop.as_ref());
     }
+}
+
+/// The number of the pool worker running the calling code — in a task, or in
+/// a worker hook — or `None` off a worker. Workers are numbered in their pool
+/// from 0, in the order they start (a retired worker's number is not given
+/// again); the std threads are named after it (`"{thread_name}-{index}"`) and
+/// the `tracing` span carries it as `worker`. As rayon's
+/// `current_thread_index`: per-worker state indexed by it, a log line, a
+/// start hook that pins a thread.
+///
+/// ```
+/// let pool = antpool::Pool::builder()
+///     .capacity(2)
+///     .thread_name("io")
+///     .on_worker_start(|| {
+///         let i = antpool::current_worker_index().expect("on a worker");
+///         let name = std::thread::current().name().map(String::from);
+///         assert_eq!(name, Some(format!("io-{i}")));
+///     })
+///     .build()
+///     .unwrap();
+/// let i = pool.spawn(|| antpool::current_worker_index()).unwrap().join().unwrap();
+/// assert!(i.is_some());
+/// assert_eq!(antpool::current_worker_index(), None); // not a worker
+/// # pool.release_timeout(std::time::Duration::from_secs(5)).unwrap();
+/// ```
+#[must_use]
+pub fn current_worker_index() -> Option<usize> {
+    WORKER.get()
 }
 
 /// What a panic message reads for a payload that is not a string.

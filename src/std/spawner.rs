@@ -3,14 +3,15 @@
 use ::std::format;
 use ::std::string::String;
 use ::std::sync::Arc;
-use ::std::sync::atomic::{AtomicUsize, Ordering};
 use ::std::thread;
 use core::ffi::c_void;
+use core::fmt;
 
 use super::{StdLock, StdSignal};
 use crate::spawner::{Job, Spawner};
 
-/// Starts each worker on its own OS thread, named `"{prefix}-{index}"`.
+/// Starts each worker on its own OS thread, named `"{prefix}-{index}"`, where
+/// `index` is the worker's number in its pool ([`Job::index`]).
 ///
 /// A thread that cannot be started (the OS refused: `EAGAIN`, out of memory) is
 /// logged through `log::warn!` and the job is handed back, so the submitter gets
@@ -23,11 +24,19 @@ use crate::spawner::{Job, Spawner};
 /// let pool = Pool::builder().capacity(2).spawner(spawner).build().unwrap();
 /// # drop(pool);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct StdSpawner {
-    prefix: Arc<str>,
+    name: Naming,
     stack_size: Option<usize>,
-    next_index: Arc<AtomicUsize>,
+}
+
+/// How threads are named.
+#[derive(Clone)]
+enum Naming {
+    /// `"{prefix}-{index}"`.
+    Prefix(Arc<str>),
+    /// What the function returns for the index.
+    With(Arc<dyn Fn(usize) -> String + Send + Sync>),
 }
 
 impl StdSpawner {
@@ -39,9 +48,8 @@ impl StdSpawner {
     #[must_use]
     pub fn new() -> Self {
         StdSpawner {
-            prefix: Arc::from("antpool-worker"),
+            name: Naming::Prefix(Arc::from("antpool-worker")),
             stack_size: None,
-            next_index: Arc::new(AtomicUsize::new(0)),
         }
     }
 
@@ -52,7 +60,22 @@ impl StdSpawner {
     /// ```
     #[must_use]
     pub fn name(mut self, prefix: impl Into<String>) -> Self {
-        self.prefix = Arc::from(prefix.into());
+        self.name = Naming::Prefix(Arc::from(prefix.into()));
+        self
+    }
+
+    /// Names each thread what `name` returns for its worker's number in the
+    /// pool (as rayon's `thread_name`).
+    ///
+    /// ```
+    /// let spawner = antpool::port::StdSpawner::new().name_with(|i| format!("shard-{}", i % 4));
+    /// let pool = antpool::Pool::builder().capacity(1).spawner(spawner).build().unwrap();
+    /// let name = pool.spawn(|| std::thread::current().name().map(String::from)).unwrap();
+    /// assert_eq!(name.join().unwrap().as_deref(), Some("shard-0"));
+    /// ```
+    #[must_use]
+    pub fn name_with(mut self, name: impl Fn(usize) -> String + Send + Sync + 'static) -> Self {
+        self.name = Naming::With(Arc::new(name));
         self
     }
 
@@ -65,6 +88,17 @@ impl StdSpawner {
     pub fn stack_size(mut self, bytes: usize) -> Self {
         self.stack_size = Some(bytes);
         self
+    }
+}
+
+impl fmt::Debug for StdSpawner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("StdSpawner");
+        match &self.name {
+            Naming::Prefix(prefix) => d.field("prefix", prefix),
+            Naming::With(_) => d.field("name", &"<fn>"),
+        };
+        d.field("stack_size", &self.stack_size).finish()
     }
 }
 
@@ -95,8 +129,12 @@ impl Spawner for StdSpawner {
     type Lock = StdLock;
 
     fn spawn(&self, job: Job) -> Result<(), Job> {
-        let index = self.next_index.fetch_add(1, Ordering::Relaxed);
-        let mut builder = thread::Builder::new().name(format!("{}-{index}", self.prefix));
+        let index = job.index();
+        let name = match &self.name {
+            Naming::Prefix(prefix) => format!("{prefix}-{index}"),
+            Naming::With(name) => name(index),
+        };
+        let mut builder = thread::Builder::new().name(name);
         if let Some(bytes) = self.stack_size {
             builder = builder.stack_size(bytes);
         }
