@@ -356,3 +356,42 @@ fn an_async_submit_waits_out_the_pause() {
     assert!(ran.reaches(1));
     pool.release_timeout(PATIENCE).unwrap();
 }
+
+#[test]
+fn a_long_pause_sheds_idle_workers_but_one_for_the_queue_and_resume_restarts() {
+    let (pool, clock, spawner) = common::on_manual_clock(
+        Pool::builder()
+            .capacity(3)
+            .max_queued_tasks(8)
+            .expiry(Duration::from_secs(1)),
+    );
+    // Three workers, then idle.
+    let gate = occupy(&pool, 3);
+    gate.open();
+    assert!(pool.wait_idle_timeout(PATIENCE));
+    assert!(eventually(|| pool.idle() == 3));
+    pool.pause();
+    let ran = Counter::new();
+    for _ in 0..5 {
+        let ran = ran.clone();
+        pool.submit(move || ran.add()).unwrap(); // queued: paused
+    }
+    // A long pause: idle workers expire, but one stays for the queued tasks.
+    clock.advance(Duration::from_secs(2));
+    pool.purge();
+    assert!(
+        eventually(|| pool.running() == 1),
+        "running {}",
+        pool.running()
+    );
+    assert_eq!(ran.get(), 0, "nothing ran while paused");
+    assert!(
+        eventually(|| spawner.live() == 1),
+        "the expired threads ended"
+    );
+    pool.resume();
+    assert!(pool.wait_idle_timeout(PATIENCE));
+    assert_eq!(ran.get(), 5);
+    pool.release_timeout(PATIENCE).unwrap();
+    assert_eq!(spawner.live(), 0);
+}
