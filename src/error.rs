@@ -14,7 +14,7 @@ use core::fmt;
 /// use antpool::SubmitError;
 /// let err = SubmitError::Overload(5_u32);
 /// assert!(err.is_overload());
-/// assert_eq!(err.to_string(), "the pool is saturated: all workers are busy and it does not block (nonblocking, or max_blocking_tasks reached)");
+/// assert_eq!(err.to_string(), "the pool is saturated: no worker or queue slot is free, and this submit may not wait (try_submit, a nonblocking pool, or max_blocking_tasks callers already waiting)");
 /// assert_eq!(err.into_inner(), 5);
 /// ```
 ///
@@ -166,7 +166,7 @@ impl<T> fmt::Display for SubmitError<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             SubmitError::Overload(_) => {
-                "the pool is saturated: all workers are busy and it does not block (nonblocking, or max_blocking_tasks reached)"
+                "the pool is saturated: no worker or queue slot is free, and this submit may not wait (try_submit, a nonblocking pool, or max_blocking_tasks callers already waiting)"
             }
             SubmitError::Closed(_) => "the pool has been released",
             SubmitError::SpawnFailed(_) => "the pool could not start a worker thread",

@@ -256,7 +256,9 @@ pub struct Scope<'scope, 'env: 'scope> {
 
 /// A handle to a scoped task's result: [`join`](ScopedJoinHandle::join) blocks
 /// for it. Dropping it detaches the task (it still runs, and the scope still
-/// waits for it); a detached task that panics makes the scope panic.
+/// waits for it); a detached task that panics makes the scope panic. Not
+/// `#[must_use]`, as std's: a scope joins every task it started, so dropping a
+/// handle loses nothing.
 ///
 /// ```
 /// let pool = antpool::Pool::new(1).unwrap();
@@ -267,7 +269,6 @@ pub struct Scope<'scope, 'env: 'scope> {
 /// });
 /// assert_eq!(total, 5);
 /// ```
-#[must_use = "a dropped ScopedJoinHandle detaches its task; call join() to get the result"]
 pub struct ScopedJoinHandle<'scope, T> {
     packet: Arc<Packet<T>>,
     scope: PhantomData<&'scope ()>,
