@@ -36,6 +36,8 @@ mod progress;
 mod ratios;
 mod report;
 mod rounds;
+mod tokio_antpool;
+mod tokio_family;
 mod workloads;
 
 use std::path::{Path, PathBuf};
@@ -131,7 +133,7 @@ fn run_all(opts: Opts) {
         sizes.medium_task_us = us.clone();
     }
     let wanted = |family: &str| opts.only.is_empty() || opts.only.iter().any(|o| o == family);
-    let sizes = match wanted("medium") || wanted("async") {
+    let sizes = match wanted("medium") || wanted("async") || wanted("tokio") {
         true => sizes.calibrated(),
         false => sizes,
     };

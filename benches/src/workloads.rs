@@ -92,6 +92,18 @@ pub enum Workload {
         /// What those rounds took when calibrated, ns.
         task_ns: u64,
     },
+    /// `tasks` tokio tasks offloading `offloads` checksums of `rounds`
+    /// rounds (~`work_ns` each) in all, awaiting each (see `tokio_family.rs`).
+    Tokio {
+        /// tokio tasks (C).
+        tasks: usize,
+        /// Offloads over all the tasks (N).
+        offloads: usize,
+        /// The checksum's rounds: each offload's fixed amount of work.
+        rounds: u64,
+        /// What those rounds took when calibrated, ns (W).
+        work_ns: u64,
+    },
 }
 
 /// A short arithmetic chain the compiler cannot fold, plus the atomic add.
@@ -146,6 +158,12 @@ pub fn run(kind: Option<Kind>, workload: Workload) -> Value {
             rounds,
             task_ns,
         } => crate::medium::run(kind.expect("a peer"), cap, tasks, rounds, task_ns),
+        Workload::Tokio {
+            tasks,
+            offloads,
+            rounds,
+            work_ns,
+        } => crate::tokio_family::run(kind.expect("a peer"), tasks, offloads, rounds, work_ns),
     }
 }
 
