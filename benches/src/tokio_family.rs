@@ -30,7 +30,7 @@ use std::time::Instant;
 use serde_json::{Value, json};
 use tokio::sync::{Semaphore, oneshot};
 
-use crate::measure::{ThreadSampler, cpu_seconds, ctx_switches, peak_rss_kib};
+use crate::measure::Phase;
 use crate::medium::checksum;
 use crate::peers::Kind;
 use crate::tokio_antpool as antpool;
@@ -165,10 +165,7 @@ pub fn run(kind: Kind, tasks: usize, offloads: usize, rounds: u64, work_ns: u64)
     let offload = Offload::new(kind, CAP);
     let every = (offloads / SAMPLES).max(1);
     let next = Arc::new(AtomicUsize::new(0));
-    let sampler = ThreadSampler::start();
-    let cpu0 = cpu_seconds();
-    let ctx0 = ctx_switches();
-    let start = Instant::now();
+    let phase = Phase::start();
     let mut latencies: Vec<u64> = runtime.block_on(async {
         let handles: Vec<_> = (0..tasks)
             .map(|_| {
@@ -198,11 +195,10 @@ pub fn run(kind: Kind, tasks: usize, offloads: usize, rounds: u64, work_ns: u64)
         }
         all
     });
-    let wall = start.elapsed();
-    let ctx = ctx_switches() - ctx0;
+    let wall = phase.elapsed();
     latencies.sort_unstable();
     let pct = |p: f64| latencies[((latencies.len() - 1) as f64 * p).round() as usize] as f64 / 1e3;
-    json!({
+    phase.finish(json!({
         "tasks": tasks,
         "offloads": offloads,
         "work_ns": work_ns,
@@ -210,11 +206,7 @@ pub fn run(kind: Kind, tasks: usize, offloads: usize, rounds: u64, work_ns: u64)
         "p50_us": pct(0.50),
         "p99_us": pct(0.99),
         "timed_offloads": latencies.len(),
-        "peak_rss_kib": peak_rss_kib(),
-        "cpu_s": cpu_seconds() - cpu0,
-        "peak_threads": sampler.finish(),
-        "ctx_rusage": ctx,
-    })
+    }))
 }
 
 #[cfg(test)]
