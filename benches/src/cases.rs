@@ -400,7 +400,10 @@ pub fn cases(sizes: &Sizes, only: &[String], base: bool) -> Vec<Case> {
                 work_ns,
             };
             let variant = crate::tokio_family::variant(us, tasks);
-            let note = format!("{offloads} offloads of {rounds} rounds (~{work_ns} ns)");
+            let note = match rounds {
+                0 => format!("{offloads} offloads of a tiny closure"),
+                _ => format!("{offloads} offloads of {rounds} rounds (~{work_ns} ns)"),
+            };
             for kind in crate::tokio_family::POOLS {
                 push(
                     "tokio",

@@ -5,6 +5,7 @@
 //! cargo run --release -p antpool-bench -- smoke    # tiny sizes, one round (CI)
 //! cargo run --release -p antpool-bench -- all --runs 5 --only tiny,latency --out DIR
 //! cargo run --release -p antpool-bench -- all --only medium --medium-us 10,1000
+//! cargo run --release -p antpool-bench -- all --only tokio   # offloading from tokio tasks
 //! cargo run --release -p antpool-bench -- all --baseline-exe /tmp/antpool-base/target/release/antpool-bench
 //! ```
 //!
