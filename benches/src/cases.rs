@@ -7,7 +7,8 @@ use crate::workloads::Workload;
 /// One measured configuration: a workload's variant and the peer it runs on.
 #[derive(Clone, Debug)]
 pub struct Case {
-    /// Workload family: sleepy, tiny, latency, idle, backpressure, medium.
+    /// Workload family: sleepy, tiny, latency, idle, backpressure, medium,
+    /// async, tokio.
     pub family: &'static str,
     /// The variant's label, e.g. "cap 10000".
     pub variant: String,
@@ -60,6 +61,9 @@ pub struct Sizes {
     /// medium: ns a round of the checksum takes here (`medium::calibrate`;
     /// set by `calibrated`).
     medium_ns_per_round: f64,
+    /// tokio: each variant's work per offload, µs (0: a tiny closure), its
+    /// tokio tasks (C) and its offloads over all of them (N).
+    tokio: Vec<(u64, usize, usize)>,
 }
 
 impl Sizes {
@@ -80,6 +84,19 @@ impl Sizes {
             // 1 s of CPU a run: 100 000 tasks of 10 µs.
             medium_work_us: 1_000_000,
             medium_ns_per_round: 1.0,
+            // ~0.3-1 s a run for most pools here (2 CPUs). One task waits
+            // for each offload in turn: a wake-up each way, ~10-20 µs.
+            tokio: vec![
+                (0, 1, 50_000),
+                (0, 16, 200_000),
+                (0, 256, 200_000),
+                (10, 1, 20_000),
+                (10, 16, 60_000),
+                (10, 256, 60_000),
+                (1000, 1, 600),
+                (1000, 16, 1_000),
+                (1000, 256, 1_000),
+            ],
         }
     }
 
@@ -97,6 +114,10 @@ impl Sizes {
             medium_task_us: vec![1, 10, 100],
             medium_work_us: 20_000,
             medium_ns_per_round: 1.0,
+            tokio: [0, 10, 1000]
+                .into_iter()
+                .flat_map(|us| [1, 16, 256].map(|c| (us, c, if us < 1000 { 300 } else { 8 })))
+                .collect(),
         }
     }
 
@@ -119,6 +140,17 @@ impl Sizes {
     /// The checksum's rounds for a task of `us` µs.
     fn medium_rounds(&self, us: u64) -> u64 {
         ((us as f64 * 1e3 / self.medium_ns_per_round).round() as u64).max(1)
+    }
+
+    /// The checksum's rounds for a task of `us` µs, none for 0 (a tiny task),
+    /// and the ns they took when calibrated.
+    fn work(&self, us: u64) -> (u64, u64) {
+        let rounds = match us {
+            0 => 0,
+            _ => self.medium_rounds(us),
+        };
+        let ns = (rounds as f64 * self.medium_ns_per_round).round() as u64;
+        (rounds, ns)
     }
 }
 
@@ -327,11 +359,7 @@ pub fn cases(sizes: &Sizes, only: &[String], base: bool) -> Vec<Case> {
         // tiny ones (the future's own cost per call).
         let cap = 2;
         for us in [1, 0] {
-            let rounds = match us {
-                0 => 0,
-                _ => sizes.medium_rounds(us),
-            };
-            let task_ns = (rounds as f64 * sizes.medium_ns_per_round).round() as u64;
+            let (rounds, task_ns) = sizes.work(us);
             let tasks = sizes.tiny_tasks;
             let workload = Workload::Medium {
                 cap,
@@ -355,6 +383,34 @@ pub fn cases(sizes: &Sizes, only: &[String], base: bool) -> Vec<Case> {
                     workload,
                     Some(kind),
                     format!("{tasks} tasks, one submitter"),
+                    false,
+                );
+            }
+        }
+    }
+    if wanted("tokio") {
+        // C tokio tasks offloading W of CPU work each time on a runtime of two
+        // workers, capacity 4 (see `tokio_family.rs`).
+        for &(us, tasks, offloads) in &sizes.tokio {
+            let (rounds, work_ns) = sizes.work(us);
+            let workload = Workload::Tokio {
+                tasks,
+                offloads,
+                rounds,
+                work_ns,
+            };
+            let variant = crate::tokio_family::variant(us, tasks);
+            let note = match rounds {
+                0 => format!("{offloads} offloads of a tiny closure"),
+                _ => format!("{offloads} offloads of {rounds} rounds (~{work_ns} ns)"),
+            };
+            for kind in crate::tokio_family::POOLS {
+                push(
+                    "tokio",
+                    variant.clone(),
+                    workload,
+                    Some(kind),
+                    note.clone(),
                     false,
                 );
             }
@@ -408,6 +464,12 @@ pub fn measure_args(case: &Case) -> Vec<String> {
             rounds,
             task_ns,
         } => format!("medium {cap} {tasks} {rounds} {task_ns}"),
+        Workload::Tokio {
+            tasks,
+            offloads,
+            rounds,
+            work_ns,
+        } => format!("tokio {tasks} {offloads} {rounds} {work_ns}"),
     };
     let mut args = vec!["measure".to_string(), pool];
     args.extend(w.split(' ').map(String::from));
@@ -467,6 +529,12 @@ pub fn parse_measure(args: &[String]) -> (Option<Kind>, Workload) {
             tasks: n(3),
             rounds: num(4),
             task_ns: num(5),
+        },
+        "tokio" => Workload::Tokio {
+            tasks: n(2),
+            offloads: n(3),
+            rounds: num(4),
+            work_ns: num(5),
         },
         other => panic!("unknown workload {other}"),
     };

@@ -45,6 +45,12 @@ fn spec(family: &str) -> Spec {
             axis: "ns per task (lower is better)",
             unit: "ns",
         },
+        "tokio" => Spec {
+            series: &[("ns_per_offload", "time per offload")],
+            what: "offload from C tokio tasks, 2 workers, capacity 4",
+            axis: "ns per offload, wall time ÷ offloads (lower is better)",
+            unit: "ns",
+        },
         "medium" => Spec {
             series: &[("ns_per_task", "time per task")],
             what: "time per task, 1 submitter",
@@ -207,6 +213,8 @@ struct Chart<'a> {
     title: String,
     /// One row per pool, top to bottom.
     rows: &'a [&'a Row],
+    /// Each row's name on the chart (its pool's, or more).
+    labels: Vec<String>,
     /// What is drawn.
     spec: Spec,
     /// Runs per pool (the most any row has), for the legend.
@@ -232,14 +240,14 @@ impl Chart<'_> {
         format!("{} {}", fmt_num(median, 3, false), self.spec.unit)
     }
 
-    /// The pool whose row is centred at `y`.
-    fn pool_at(&self, y: f64) -> String {
+    /// The name of the row centred at `y`.
+    fn label_at(&self, y: f64) -> String {
         let from_bottom = y.floor();
         let n = self.rows.len() as f64;
         if from_bottom < 0.0 || from_bottom >= n {
             return String::new();
         }
-        self.rows[(n - 1.0 - from_bottom) as usize].pool.clone()
+        self.labels[(n - 1.0 - from_bottom) as usize].clone()
     }
 
     /// Draws the chart on `area` with the value axis `x` (linear or log).
@@ -260,14 +268,14 @@ impl Chart<'_> {
             .x_label_area_size(48)
             .y_label_area_size(y_label_w)
             .build_cartesian_2d(x, RowAxis(self.rows.len()))?;
-        let pool_at = |y: &f64| self.pool_at(*y);
+        let label_at = |y: &f64| self.label_at(*y);
         let tick = |v: &f64| fmt_num(*v, 4, true);
         chart
             .configure_mesh()
             .disable_y_mesh()
             .x_labels(8)
             .x_label_formatter(&tick)
-            .y_label_formatter(&pool_at)
+            .y_label_formatter(&label_at)
             .x_desc(self.spec.axis)
             .label_style((FONT, LABEL_PX))
             .axis_desc_style((FONT, LABEL_PX + 1))
@@ -395,9 +403,9 @@ impl Chart<'_> {
         let row_px = 14 + 16 * series;
         let height = 56 + 48 + row_px * self.rows.len() as u32 + LEGEND_H;
         let longest = self
-            .rows
+            .labels
             .iter()
-            .map(|r| text_width(&r.pool, LABEL_PX))
+            .map(|label| text_width(label, LABEL_PX))
             .max()
             .unwrap_or(0);
         let y_label_w = longest as u32 + 16;
@@ -424,15 +432,72 @@ impl Chart<'_> {
     }
 }
 
-/// Writes one SVG per workload into `dir`, named after it
-/// (`tiny-busy-4-submitters.svg`).
-pub fn write_charts(rows: &[Row], dir: &Path) {
+/// One chart to draw: its family, the variant that names it, and its rows,
+/// each with its name on the chart.
+struct Drawn<'a> {
+    /// The family.
+    family: String,
+    /// The variant ("4 submitters"; "10 µs" for the tokio family).
+    variant: String,
+    /// The rows, top to bottom, and their names.
+    rows: Vec<&'a Row>,
+    /// Each row's name.
+    labels: Vec<String>,
+}
+
+/// The charts to draw: one per workload, except for the tokio family: one
+/// per task size ("10 µs"), its rows those of every C, named "C=16: pool".
+fn charts(rows: &[Row]) -> Vec<Drawn<'_>> {
+    let mut out: Vec<Drawn<'_>> = Vec::new();
     for (family, variant, group) in groups(rows) {
+        if family != "tokio" {
+            let labels = group.iter().map(|r| r.pool.clone()).collect();
+            out.push(Drawn {
+                family,
+                variant,
+                rows: group,
+                labels,
+            });
+            continue;
+        }
+        let (work, tasks) = crate::tokio_family::split_variant(&variant);
+        let labels = group.iter().map(|r| format!("{tasks}: {}", r.pool));
+        match out
+            .iter_mut()
+            .find(|d| d.family == family && d.variant == work)
+        {
+            Some(drawn) => {
+                drawn.labels.extend(labels);
+                drawn.rows.extend(group);
+            }
+            None => out.push(Drawn {
+                variant: work.to_string(),
+                family,
+                labels: labels.collect(),
+                rows: group,
+            }),
+        }
+    }
+    out
+}
+
+/// Writes one SVG per workload into `dir`, named after it
+/// (`tiny-busy-4-submitters.svg`; `tokio-10-us.svg` for the tokio family's
+/// task sizes).
+pub fn write_charts(rows: &[Row], dir: &Path) {
+    for Drawn {
+        family,
+        variant,
+        rows,
+        labels,
+    } in charts(rows)
+    {
         let spec = spec(&family);
         let chart = Chart {
             title: format!("{family}, {variant}: {}", spec.what),
-            rounds: group.iter().map(|r| r.runs.len()).max().unwrap_or(0),
-            rows: &group,
+            rounds: rows.iter().map(|r| r.runs.len()).max().unwrap_or(0),
+            rows: &rows,
+            labels,
             spec,
         };
         let file = format!(
@@ -465,5 +530,42 @@ mod tests {
         assert_eq!(fmt_num(0.5, 4, true), "0.5");
         assert_eq!(fmt_num(0.0, 4, true), "0");
         assert_eq!(fmt_num(20_000.0, 4, true), "20k");
+    }
+
+    /// The tokio family draws a chart per task size, its rows those of every
+    /// C; the other families one per workload.
+    #[test]
+    fn a_tokio_chart_per_task_size() {
+        let rows = |family: &str, variants: &[&str]| {
+            let rows: Vec<_> = (variants.iter())
+                .flat_map(|v| ["rayon+oneshot", "spawn_blocking"].map(|p| (v, p)))
+                .map(|(v, p)| serde_json::json!({"family": family, "variant": v, "pool": p}))
+                .collect();
+            crate::report::rows_from_json(&serde_json::json!({ "rows": rows }))
+        };
+        let mut all = rows("tokio", &["tiny, C=1", "tiny, C=16", "1 ms, C=1"]);
+        all.extend(rows("tiny", &["1 submitter", "4 submitters"]));
+        let drawn = charts(&all);
+        let names: Vec<_> = (drawn.iter()).map(|d| (&*d.family, &*d.variant)).collect();
+        assert_eq!(
+            names,
+            [
+                ("tokio", "tiny"),
+                ("tokio", "1 ms"),
+                ("tiny", "1 submitter"),
+                ("tiny", "4 submitters")
+            ]
+        );
+        assert_eq!(
+            drawn[0].labels,
+            [
+                "C=1: rayon+oneshot",
+                "C=1: spawn_blocking",
+                "C=16: rayon+oneshot",
+                "C=16: spawn_blocking"
+            ]
+        );
+        assert_eq!(drawn[0].rows.len(), 4);
+        assert_eq!(drawn[3].labels, ["rayon+oneshot", "spawn_blocking"]);
     }
 }

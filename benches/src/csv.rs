@@ -3,7 +3,7 @@
 //!
 //! | column | what |
 //! |---|---|
-//! | `family` | workload family: sleepy, tiny, latency, idle, backpressure, medium |
+//! | `family` | workload family: sleepy, tiny, latency, idle, backpressure, medium, async, tokio |
 //! | `variant` | the workload within it ("busy, 4 submitters", "cap 1000") |
 //! | `pool` | the pool (`antpool @base` for the baseline build's rows) |
 //! | `round` | the round (1…N) the run belonged to: runs of one round are paired |

@@ -5,6 +5,7 @@
 //! cargo run --release -p antpool-bench -- smoke    # tiny sizes, one round (CI)
 //! cargo run --release -p antpool-bench -- all --runs 5 --only tiny,latency --out DIR
 //! cargo run --release -p antpool-bench -- all --only medium --medium-us 10,1000
+//! cargo run --release -p antpool-bench -- all --only tokio   # offloading from tokio tasks
 //! cargo run --release -p antpool-bench -- all --baseline-exe /tmp/antpool-base/target/release/antpool-bench
 //! ```
 //!
@@ -36,6 +37,8 @@ mod progress;
 mod ratios;
 mod report;
 mod rounds;
+mod tokio_antpool;
+mod tokio_family;
 mod workloads;
 
 use std::path::{Path, PathBuf};
@@ -131,7 +134,7 @@ fn run_all(opts: Opts) {
         sizes.medium_task_us = us.clone();
     }
     let wanted = |family: &str| opts.only.is_empty() || opts.only.iter().any(|o| o == family);
-    let sizes = match wanted("medium") || wanted("async") {
+    let sizes = match wanted("medium") || wanted("async") || wanted("tokio") {
         true => sizes.calibrated(),
         false => sizes,
     };

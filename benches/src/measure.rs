@@ -4,7 +4,9 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
 
 /// A field of /proc/self/status, in its unit (kB for memory).
 fn status_field(name: &str) -> usize {
@@ -95,6 +97,54 @@ impl ThreadSampler {
             let _ = h.join();
         }
         self.peak.load(Ordering::Relaxed)
+    }
+}
+
+/// A measured phase of a workload: its wall time, and over it the peak
+/// thread count, CPU time and context switches, with the peak memory at its
+/// end.
+pub struct Phase {
+    /// Samples the thread count meanwhile.
+    sampler: ThreadSampler,
+    /// CPU seconds at the start.
+    cpu0: f64,
+    /// Context switches at the start.
+    ctx0: u64,
+    /// When it started.
+    start: Instant,
+}
+
+impl Phase {
+    /// Starts the phase.
+    pub fn start() -> Phase {
+        Phase {
+            sampler: ThreadSampler::start(),
+            cpu0: cpu_seconds(),
+            ctx0: ctx_switches(),
+            start: Instant::now(),
+        }
+    }
+
+    /// The wall time since the start.
+    pub fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// Ends the phase: `metrics` (a JSON object) with the phase's own added:
+    /// `peak_rss_kib`, `cpu_s`, `peak_threads` and `ctx_rusage`.
+    pub fn finish(self, mut metrics: Value) -> Value {
+        let ctx = ctx_switches() - self.ctx0;
+        let cpu = cpu_seconds() - self.cpu0;
+        let own = json!({
+            "peak_rss_kib": peak_rss_kib(),
+            "cpu_s": cpu,
+            "peak_threads": self.sampler.finish(),
+            "ctx_rusage": ctx,
+        });
+        if let (Some(metrics), Value::Object(own)) = (metrics.as_object_mut(), own) {
+            metrics.extend(own);
+        }
+        metrics
     }
 }
 

@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use crate::measure::{Done, ThreadSampler, cpu_seconds, ctx_switches, peak_rss_kib};
+use crate::measure::{Done, Phase};
 use crate::peers::{Kind, Peer};
 
 /// The pools of the medium family, in table order: antpool's hand-off at the
@@ -67,10 +67,7 @@ pub fn run(kind: Kind, cap: usize, tasks: usize, rounds: u64, task_ns: u64) -> V
     let peer = Peer::new(kind, cap);
     let sink = Arc::new(AtomicU64::new(0));
     let done = Done::default();
-    let sampler = ThreadSampler::start();
-    let cpu0 = cpu_seconds();
-    let ctx0 = ctx_switches();
-    let start = Instant::now();
+    let phase = Phase::start();
     for i in 0..tasks {
         let (sink, done) = (sink.clone(), done.clone());
         peer.submit(move || {
@@ -79,21 +76,15 @@ pub fn run(kind: Kind, cap: usize, tasks: usize, rounds: u64, task_ns: u64) -> V
         });
     }
     done.wait_for(tasks);
-    let wall = start.elapsed();
-    let ctx = ctx_switches() - ctx0;
-    let ns = wall.as_nanos() as f64 / tasks as f64;
+    let ns = phase.elapsed().as_nanos() as f64 / tasks as f64;
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    json!({
+    phase.finish(json!({
         "tasks": tasks,
         "ns_per_task": ns,
         "tasks_per_s": 1e9 / ns,
         "task_ns": task_ns,
         "ideal_ns_per_task": task_ns as f64 / cpus.min(cap) as f64,
-        "peak_rss_kib": peak_rss_kib(),
-        "cpu_s": cpu_seconds() - cpu0,
-        "peak_threads": sampler.finish(),
-        "ctx_rusage": ctx,
-    })
+    }))
 }
 
 #[cfg(test)]

@@ -60,6 +60,24 @@ pub enum Kind {
     AntpoolAsync,
     /// antpool's `Pool` with a queue of 64, fed by `submit_async`.
     AntpoolQueueAsync,
+    /// The `tokio` family (`tokio_family.rs`): antpool's hand-off through
+    /// `spawn_async`, the `JoinHandle` awaited.
+    TokioHandOffSpawn,
+    /// The `tokio` family: antpool's queue of 64 through `spawn_async`.
+    TokioQueueSpawn,
+    /// The `tokio` family: antpool's hand-off through `submit_async` and a
+    /// `oneshot`.
+    TokioHandOffSubmit,
+    /// The `tokio` family: antpool's queue of 64 through `submit_async` and a
+    /// `oneshot`.
+    TokioQueueSubmit,
+    /// The `tokio` family: a `tokio::sync::Semaphore` of cap permits, each
+    /// offload's permit moved into `spawn_blocking`.
+    TokioSemaphore,
+    /// The `tokio` family: `spawn_blocking` alone.
+    TokioSpawnBlocking,
+    /// The `tokio` family: a rayon pool of cap threads and a `oneshot`.
+    TokioRayon,
 }
 
 impl Kind {
@@ -115,14 +133,23 @@ impl Kind {
             Kind::BoundedThreadPerTask => "thread-per-task-bounded",
             Kind::AntpoolAsync => "antpool async",
             Kind::AntpoolQueueAsync => "antpool (queue 64) async",
+            Kind::TokioHandOffSpawn => "antpool hand-off spawn_async",
+            Kind::TokioQueueSpawn => "antpool queue-64 spawn_async",
+            Kind::TokioHandOffSubmit => "antpool hand-off submit_async+oneshot",
+            Kind::TokioQueueSubmit => "antpool queue-64 submit_async+oneshot",
+            Kind::TokioSemaphore => "Semaphore+spawn_blocking",
+            Kind::TokioSpawnBlocking => "spawn_blocking",
+            Kind::TokioRayon => "rayon+oneshot",
         }
     }
 
-    /// The peer named `name` (of [`Kind::ALL`] or [`Kind::EXTRA`]).
+    /// The peer named `name` (of [`Kind::ALL`], [`Kind::EXTRA`] or the
+    /// `tokio` family's pools).
     pub fn parse(name: &str) -> Option<Kind> {
         Kind::ALL
             .into_iter()
             .chain(Kind::EXTRA)
+            .chain(crate::tokio_family::POOLS)
             .find(|k| k.name() == name)
     }
 
@@ -142,6 +169,10 @@ impl Kind {
                 | Kind::AntpoolX2
                 | Kind::AntpoolX4
                 | Kind::AntpoolQueue1024
+                | Kind::TokioHandOffSpawn
+                | Kind::TokioQueueSpawn
+                | Kind::TokioHandOffSubmit
+                | Kind::TokioQueueSubmit
         )
     }
 
@@ -395,6 +426,18 @@ impl Peer {
                 permits: Mutex::new(cap),
                 freed: Condvar::new(),
             })),
+            Kind::TokioHandOffSpawn
+            | Kind::TokioQueueSpawn
+            | Kind::TokioHandOffSubmit
+            | Kind::TokioQueueSubmit
+            | Kind::TokioSemaphore
+            | Kind::TokioSpawnBlocking
+            | Kind::TokioRayon => {
+                panic!(
+                    "{}: a pool of the tokio family (tokio_family.rs)",
+                    kind.name()
+                )
+            }
         }
     }
 

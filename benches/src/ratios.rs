@@ -329,6 +329,86 @@ fn medium(rows: &[Row], out: &mut String) {
     }
 }
 
+/// tokio: each antpool row's ns/offload, p99 latency and context switches
+/// over the best of the family's peers, and the hand-off rows' also over
+/// `Semaphore+spawn_blocking` (the same job: exactly cap in flight).
+fn tokio(rows: &[Row], out: &mut String) {
+    let tokio: Vec<_> = groups(rows)
+        .into_iter()
+        .filter(|(f, _, _)| f == "tokio")
+        .collect();
+    let all: Vec<&Row> = tokio.iter().flat_map(|(_, _, g)| g.clone()).collect();
+    if !all.iter().any(|r| mode_of(&r.pool).is_some()) {
+        return;
+    }
+    let (ctx, source) = ctx_metric(&all);
+    let _ = writeln!(
+        out,
+        "\n### tokio: antpool against the fastest peer and against Semaphore+spawn_blocking\n"
+    );
+    let _ = writeln!(
+        out,
+        "C tokio tasks on 2 workers offload W of CPU work each and await it; capacity 4. \
+         Medians of ns per offload (wall ÷ offloads), p99 of one offload's latency, and \
+         context switches ({source}). Peers: rayon+oneshot, spawn_blocking, \
+         Semaphore+spawn_blocking; \"fastest\" is the one with the lowest median ns/offload, \
+         \"best p99\" the one with the lowest median p99. × = antpool ÷ reference, paired: \
+         the median over the rounds of the ratio of the two runs of one round; below 1, \
+         antpool is ahead. × sem: the hand-off rows over Semaphore+spawn_blocking, the \
+         same job (exactly 4 in flight).\n"
+    );
+    header(
+        out,
+        &[
+            "variant",
+            "antpool row",
+            "ns/offload",
+            "fastest peer",
+            "its ns",
+            "× ns",
+            "× sem ns",
+            "p99 µs",
+            "best p99 peer",
+            "its p99 µs",
+            "× p99",
+            "× sem p99",
+            "ctx sw",
+            "× ctx",
+        ],
+    );
+    let peer = |r: &Row| {
+        crate::tokio_family::PEERS
+            .iter()
+            .any(|k| k.name() == r.pool)
+    };
+    for (_, variant, group) in tokio {
+        let fastest = best(&group, "ns_per_offload", peer);
+        let best_p99 = best(&group, "p99_us", peer);
+        let sem = (group.iter().copied()).find(|r| r.pool == Kind::TokioSemaphore.name());
+        for row in group.iter().filter(|r| mode_of(&r.pool).is_some()) {
+            let hand_off = mode_of(&row.pool).is_some_and(crate::tokio_family::is_hand_off);
+            let same_job = sem.filter(|_| hand_off);
+            let mut cells = vec![variant.clone(), row.pool.clone()];
+            for (metric, digits, reference) in
+                [("ns_per_offload", 0, fastest), ("p99_us", 1, best_p99)]
+            {
+                cells.extend([
+                    num(median(row, metric), digits),
+                    reference.map_or("—".into(), |r| r.pool.clone()),
+                    num(reference.and_then(|r| median(r, metric)), digits),
+                    ratio(row, reference, metric),
+                    ratio(row, same_job, metric),
+                ]);
+            }
+            cells.extend([num(median(row, ctx), 0), ratio(row, fastest, ctx)]);
+            if let Some(e) = &row.error {
+                cells[2] = format!("FAILED: {e}");
+            }
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+        }
+    }
+}
+
 /// All ratio tables for the families present in `rows` (empty if none).
 pub fn tables(rows: &[Row]) -> String {
     let mut out = String::new();
@@ -336,6 +416,7 @@ pub fn tables(rows: &[Row]) -> String {
     latency(rows, &mut out);
     sleepy(rows, &mut out);
     medium(rows, &mut out);
+    tokio(rows, &mut out);
     match out.is_empty() {
         true => out,
         false => format!("\n## Ratios\n{out}"),
@@ -376,5 +457,48 @@ mod tests {
         assert_eq!(paired(&antpool, &peer, "ns_per_task"), None);
         assert_eq!(ratio(&antpool, Some(&peer), "ns_per_task"), "**3.00**");
         assert_eq!(ratio(&antpool, None, "ns_per_task"), "—");
+    }
+
+    /// A tokio row of one run: ns per offload and p99 µs.
+    fn tokio_row(variant: &str, pool: &str, ns: f64, p99: f64) -> Row {
+        let results = json!({ "rows": [{
+            "family": "tokio", "variant": variant, "pool": pool, "note": "",
+            "runs": [{"round": 1, "ns_per_offload": ns, "p99_us": p99, "ctx_rusage": 10}],
+        }]});
+        crate::report::rows_from_json(&results).remove(0)
+    }
+
+    /// Each antpool row is divided by the fastest peer (by ns) and the peer
+    /// with the best p99, which may differ; only the hand-off rows by
+    /// Semaphore+spawn_blocking too.
+    #[test]
+    fn the_fastest_peer_the_best_p99_and_the_same_job() {
+        let v = "tiny, C=16";
+        let rows = [
+            tokio_row(v, "antpool hand-off spawn_async", 400.0, 40.0),
+            tokio_row(v, "antpool queue-64 spawn_async", 100.0, 10.0),
+            tokio_row(v, "rayon+oneshot", 100.0, 20.0),
+            tokio_row(v, "spawn_blocking", 300.0, 5.0),
+            tokio_row(v, "Semaphore+spawn_blocking", 200.0, 80.0),
+        ];
+        let mut out = String::new();
+        tokio(&rows, &mut out);
+        let line = |pool: &str| -> Vec<String> {
+            let line = (out.lines()).find(|l| l.starts_with("| tiny") && l.contains(pool));
+            let line = line.expect("a row");
+            line.split(" | ").map(String::from).collect()
+        };
+        let hand_off = line("hand-off");
+        assert_eq!(
+            hand_off[3..7],
+            ["rayon+oneshot", "100", "**4.00**", "**2.00**"]
+        );
+        assert_eq!(
+            hand_off[8..12],
+            ["spawn_blocking", "5.0", "**8.00**", "**0.50**"]
+        );
+        let queue = line("queue-64");
+        assert_eq!(queue[5..7], ["**1.00**", "—"]);
+        assert_eq!(queue[10..12], ["**2.00**", "—"]);
     }
 }

@@ -281,6 +281,15 @@ fn family_columns(family: &str) -> Vec<Column> {
             ("CPU s", |r, _| fmt_med(r.get("cpu_s"), 2)),
             ("peak threads", |r, _| fmt_med(r.get("peak_threads"), 0)),
         ],
+        "tokio" => vec![
+            ("ns/offload (min–max)", |r, _| {
+                fmt_stat(r.get("ns_per_offload"), 0)
+            }),
+            ("p50 µs", |r, _| fmt_med(r.get("p50_us"), 1)),
+            ("p99 µs (min–max)", |r, _| fmt_stat(r.get("p99_us"), 1)),
+            ("CPU s", |r, _| fmt_med(r.get("cpu_s"), 2)),
+            ("peak threads", |r, _| fmt_med(r.get("peak_threads"), 0)),
+        ],
         "latency" => vec![
             ("p50 µs (min–max)", |r, _| fmt_stat(r.get("p50_us"), 1)),
             ("p99 µs (min–max)", |r, _| fmt_stat(r.get("p99_us"), 1)),

@@ -10,9 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::measure::{
-    Done, ThreadSampler, cpu_seconds, ctx_switches, peak_rss_kib, rss_kib, threads,
-};
+use crate::measure::{Done, Phase, cpu_seconds, ctx_switches, peak_rss_kib, rss_kib, threads};
 use crate::peers::{Kind, Peer};
 
 /// What `run` measures, and with which sizes.
@@ -92,6 +90,18 @@ pub enum Workload {
         /// What those rounds took when calibrated, ns.
         task_ns: u64,
     },
+    /// `tasks` tokio tasks offloading `offloads` checksums of `rounds`
+    /// rounds (~`work_ns` each) in all, awaiting each (see `tokio_family.rs`).
+    Tokio {
+        /// tokio tasks (C).
+        tasks: usize,
+        /// Offloads over all the tasks (N).
+        offloads: usize,
+        /// The checksum's rounds: each offload's fixed amount of work.
+        rounds: u64,
+        /// What those rounds took when calibrated, ns (W).
+        work_ns: u64,
+    },
 }
 
 /// A short arithmetic chain the compiler cannot fold, plus the atomic add.
@@ -146,15 +156,18 @@ pub fn run(kind: Option<Kind>, workload: Workload) -> Value {
             rounds,
             task_ns,
         } => crate::medium::run(kind.expect("a peer"), cap, tasks, rounds, task_ns),
+        Workload::Tokio {
+            tasks,
+            offloads,
+            rounds,
+            work_ns,
+        } => crate::tokio_family::run(kind.expect("a peer"), tasks, offloads, rounds, work_ns),
     }
 }
 
 /// sleepy: wall time, threads, memory and CPU of `tasks` sleeps on `cap` workers.
 fn sleepy(kind: Kind, cap: usize, tasks: usize, sleep_ms: u64) -> Value {
-    let sampler = ThreadSampler::start();
-    let cpu0 = cpu_seconds();
-    let ctx0 = ctx_switches();
-    let start = Instant::now();
+    let phase = Phase::start();
     let peer = Peer::new(kind, cap);
     let done = Done::default();
     for _ in 0..tasks {
@@ -165,24 +178,16 @@ fn sleepy(kind: Kind, cap: usize, tasks: usize, sleep_ms: u64) -> Value {
         });
     }
     done.wait_for(tasks);
-    let wall = start.elapsed().as_secs_f64();
-    let ctx = ctx_switches() - ctx0;
-    json!({
-        "wall_s": wall,
+    let wall = phase.elapsed();
+    phase.finish(json!({
+        "wall_s": wall.as_secs_f64(),
         "ideal_s": (tasks as f64 / cap as f64).ceil() * sleep_ms as f64 / 1e3,
-        "peak_threads": sampler.finish(),
-        "peak_rss_kib": peak_rss_kib(),
-        "cpu_s": cpu_seconds() - cpu0,
-        "ctx_rusage": ctx,
-    })
+    }))
 }
 
 /// The sleepy floor: the same sleeps on `cap` plain threads.
 fn sleepy_floor(cap: usize, tasks: usize, sleep_ms: u64) -> Value {
-    let sampler = ThreadSampler::start();
-    let cpu0 = cpu_seconds();
-    let ctx0 = ctx_switches();
-    let start = Instant::now();
+    let phase = Phase::start();
     let threads: Vec<_> = (0..cap)
         .map(|i| {
             let mine = tasks / cap + usize::from(i < tasks % cap);
@@ -196,16 +201,11 @@ fn sleepy_floor(cap: usize, tasks: usize, sleep_ms: u64) -> Value {
     for t in threads {
         t.join().expect("floor thread");
     }
-    let wall = start.elapsed().as_secs_f64();
-    let ctx = ctx_switches() - ctx0;
-    json!({
-        "wall_s": wall,
+    let wall = phase.elapsed();
+    phase.finish(json!({
+        "wall_s": wall.as_secs_f64(),
         "ideal_s": (tasks as f64 / cap as f64).ceil() * sleep_ms as f64 / 1e3,
-        "peak_threads": sampler.finish(),
-        "peak_rss_kib": peak_rss_kib(),
-        "cpu_s": cpu_seconds() - cpu0,
-        "ctx_rusage": ctx,
-    })
+    }))
 }
 
 /// tiny: ns per task of `tasks` tiny tasks from `submitters` threads.
@@ -215,10 +215,7 @@ fn tiny(kind: Kind, cap: usize, tasks: usize, submitters: usize) -> Value {
     let done = Done::default();
     let per = tasks / submitters;
     let total = per * submitters;
-    let sampler = ThreadSampler::start();
-    let cpu0 = cpu_seconds();
-    let ctx0 = ctx_switches();
-    let start = Instant::now();
+    let phase = Phase::start();
     let threads: Vec<_> = (0..submitters)
         .map(|s| {
             let (peer, counter, done) = (peer.clone(), counter.clone(), done.clone());
@@ -238,16 +235,11 @@ fn tiny(kind: Kind, cap: usize, tasks: usize, submitters: usize) -> Value {
         t.join().expect("submitter");
     }
     done.wait_for(total);
-    let wall = start.elapsed();
-    let ctx = ctx_switches() - ctx0;
-    json!({
+    let wall = phase.elapsed();
+    phase.finish(json!({
         "tasks": total,
         "ns_per_task": wall.as_nanos() as f64 / total as f64,
-        "peak_rss_kib": peak_rss_kib(),
-        "cpu_s": cpu_seconds() - cpu0,
-        "peak_threads": sampler.finish(),
-        "ctx_rusage": ctx,
-    })
+    }))
 }
 
 /// latency: submit → task start on a warmed, idle pool.

@@ -1,0 +1,54 @@
+//! Every antpool call of the `tokio` family, and nothing else: the two pools
+//! it builds and the two ways a tokio task offloads a closure to them. The
+//! rest of the family (`tokio_family.rs`) only calls these functions, so a
+//! change of antpool's async API is adapted here alone.
+//!
+//! Today's API: `spawn_async` and `submit_async` borrow the pool (each tokio
+//! task owns a clone of it, which is cheap), and `spawn_async` takes two
+//! awaits: one for room in the pool, which gives a `JoinHandle`, and one for
+//! the result.
+
+use tokio::sync::oneshot;
+
+/// The pool the family offloads to.
+pub type Pool = antpool::Pool;
+
+/// The hand-off pool: `cap` workers, exactly `cap` tasks admitted at once.
+pub fn hand_off(cap: usize) -> Pool {
+    antpool::Pool::new(cap).expect("valid capacity")
+}
+
+/// `cap` workers and a queue of `queued` tasks.
+pub fn queue(cap: usize, queued: usize) -> Pool {
+    antpool::Pool::builder()
+        .capacity(cap)
+        .max_queued_tasks(queued)
+        .build()
+        .expect("valid options")
+}
+
+/// Runs `f` on `pool` through `spawn_async` and awaits its result.
+pub async fn spawn_async<F, R>(pool: &Pool, f: F) -> R
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let handle = pool.spawn_async(f).await.expect("open pool");
+    handle.await.expect("the task ran")
+}
+
+/// Runs `f` on `pool` through `submit_async`, its result coming back in a
+/// tokio `oneshot`, and awaits it.
+pub async fn submit_async_oneshot<F, R>(pool: &Pool, f: F) -> R
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let (tx, rx) = oneshot::channel();
+    pool.submit_async(move || {
+        let _ = tx.send(f());
+    })
+    .await
+    .expect("open pool");
+    rx.await.expect("the task ran")
+}
