@@ -3,10 +3,9 @@
 //! rest of the family (`tokio_family.rs`) only calls these functions, so a
 //! change of antpool's async API is adapted here alone.
 //!
-//! Today's API: `spawn_async` and `submit_async` borrow the pool (each tokio
-//! task owns a clone of it, which is cheap), and `spawn_async` takes two
-//! awaits: one for room in the pool, which gives a `JoinHandle`, and one for
-//! the result.
+//! The futures of `spawn_async` and `submit_async` are `'static` (they hold
+//! the pool's engine; each tokio task still owns a clone of the pool, which is
+//! cheap, to call them), and `spawn_async` gives the result in one await.
 
 use tokio::sync::oneshot;
 
@@ -33,8 +32,7 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    let handle = pool.spawn_async(f).await.expect("open pool");
-    handle.await.expect("the task ran")
+    pool.spawn_async(f).await.expect("open pool, and the task ran")
 }
 
 /// Runs `f` on `pool` through `submit_async`, its result coming back in a
