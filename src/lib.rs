@@ -181,6 +181,8 @@ pub use queue::{IdleQueue, WorkerRingBuf, WorkerStack};
 pub use static_func::StaticPoolWithFunc;
 pub use stats::Stats;
 #[cfg(feature = "std")]
+pub use std::global::group;
+#[cfg(feature = "std")]
 pub use std::global::{
     cap, configure, free, reboot, release, release_timeout, running, scope, spawn, spawn_async,
     submit, submit_async, wait_idle,
@@ -190,6 +192,8 @@ pub use std::{
     AbortHandle, AbortOnDrop, JoinError, JoinHandle, PanicHandler, Scope, ScopedJoinHandle,
     SpawnAsync, SpawnError, panic_message,
 };
+#[cfg(feature = "std")]
+pub use std::{CancelToken, GroupError, GroupSpawnAsync, JoinNext, TaskGroup, TaskId, TimedOut};
 #[cfg(feature = "alloc")]
 pub use task::Task;
 

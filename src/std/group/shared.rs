@@ -1,0 +1,495 @@
+//! The task side of a [`TaskGroup`](super::TaskGroup): what each task carries
+//! ([`GroupJob`], its [`Entry`]), where it reports when it is done
+//! ([`Shared`]: the completion queue and the cancel word), and the
+//! [`CancelToken`] over that word. The protocol is in the module docs of
+//! `group/mod.rs`.
+
+use ::std::boxed::Box;
+use ::std::collections::VecDeque;
+use ::std::sync::{Arc, PoisonError};
+use ::std::time::Instant;
+use core::fmt;
+use core::task::{Context, Poll, Waker};
+
+#[cfg(antpool_loom)]
+use loom::sync::{Condvar, Mutex, MutexGuard};
+#[cfg(not(antpool_loom))]
+use std::sync::{Condvar, Mutex, MutexGuard};
+
+use crate::std::join::{Holder, Reply, Slot, call};
+use crate::std::join_error::JoinError;
+use crate::std::panic::note_skipped;
+use crate::sync::{AtomicU8, AtomicUsize, Ordering};
+use crate::task::{Runnable, Task};
+
+/// Identifies a task of a [`TaskGroup`](super::TaskGroup): unique within its
+/// group, and ordered as the tasks were spawned. `spawn` returns it, and
+/// [`join_next_with_id`](super::TaskGroup::join_next_with_id) gives it back
+/// with the task's result.
+///
+/// ```
+/// let pool = antpool::Pool::new(2).unwrap();
+/// let mut group = pool.group::<&str>();
+/// let a = group.spawn(|| "a").unwrap();
+/// let b = group.spawn(|| "b").unwrap();
+/// assert!(a < b);
+/// let mut seen = std::collections::HashMap::new();
+/// while let Some((id, result)) = group.join_next_with_id() {
+///     seen.insert(id, result.unwrap());
+/// }
+/// assert_eq!((seen[&a], seen[&b]), ("a", "b"));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TaskId(pub(super) u64);
+
+/// A task's fate as its group counts it, read and written under the group's
+/// lock: in the group (its completion goes to the queue)...
+const COUNTED: u8 = 0;
+/// ... an async spawn not yet adopted by the group ...
+const UNCOUNTED: u8 = 1;
+/// ... or one that completed before it was: its adopter decides.
+const ARRIVED: u8 = 2;
+
+/// One task of a group: its slot (the phase decides who fills it, and holds
+/// the result until it is joined), where it reports, and who it is.
+pub(super) struct Entry<T> {
+    slot: Slot<T>,
+    pub(super) group: Arc<Shared<T>>,
+    pub(super) id: TaskId,
+    /// Its place in the group's registry (`mod.rs`).
+    pub(super) key: usize,
+    /// The cancel generation it was spawned in.
+    generation: usize,
+    /// `cancel_on_error`: which results are failures.
+    fails: Option<fn(&T) -> bool>,
+    fate: AtomicU8,
+}
+
+impl<T> Entry<T> {
+    pub(super) fn new(
+        group: Arc<Shared<T>>,
+        id: TaskId,
+        key: usize,
+        generation: usize,
+        fails: Option<fn(&T) -> bool>,
+        counted: bool,
+    ) -> Self {
+        Entry {
+            slot: Slot::new(),
+            group,
+            id,
+            key,
+            generation,
+            fails,
+            fate: AtomicU8::new(if counted { COUNTED } else { UNCOUNTED }),
+        }
+    }
+
+    /// Cancels the task if it has not begun (the group's abort, or a task
+    /// handed back): `true` if this call did, and filled the slot `Cancelled`.
+    pub(super) fn cancel(&self) -> bool {
+        self.slot.cancel()
+    }
+
+    /// The result, once the entry came out of the queue (which it enters
+    /// only after its slot was filled).
+    pub(super) fn take_result(&self) -> Result<T, JoinError> {
+        match self.slot.try_take() {
+            Some(result) => result,
+            None => unreachable!("antpool: a group task queued before its result"),
+        }
+    }
+}
+
+impl<T> AsRef<Slot<T>> for Entry<T> {
+    fn as_ref(&self) -> &Slot<T> {
+        &self.slot
+    }
+}
+
+impl<T> Holder<T> for Entry<T> {
+    /// Dropped unrun (cleared from the queue, a drained task dropped, the
+    /// group cancelled before it began): it reports `Cancelled`.
+    fn filled_on_drop(holder: Arc<Self>) {
+        holder.group.arrive(&holder);
+    }
+}
+
+/// A group's closure travelling with the reply for its entry (a task of its
+/// own type, so a refused spawn can hand `f` back as it was given).
+pub(super) struct GroupJob<F, T> {
+    f: F,
+    reply: Reply<T, Entry<T>>,
+}
+
+impl<F, T> GroupJob<F, T> {
+    pub(super) fn new(f: F, entry: Arc<Entry<T>>) -> Self {
+        GroupJob {
+            f,
+            reply: Reply::new(entry),
+        }
+    }
+
+    /// The closure of a job handed back whose entry was cancelled first (so
+    /// that its reply, dropping, reports nothing).
+    pub(super) fn into_closure(self) -> F {
+        self.f
+    }
+}
+
+impl<F, T> Runnable for GroupJob<F, T>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    fn run(self) {
+        let GroupJob { f, reply } = self;
+        let Some(entry) = reply.holder() else {
+            unreachable!("antpool: a reply holds its entry until it delivers")
+        };
+        let fails = entry.fails;
+        // The group's cancel word, then the phase (one load and the CAS a
+        // `JoinHandle`'s abort races): a task of a cancelled generation, or
+        // one the group aborted already, does not run.
+        if entry.group.is_cancelled(entry.generation) || !reply.begin() {
+            drop(f);
+            // It cancels the slot unless the group's abort did, and reports.
+            drop(reply);
+            note_skipped();
+            return;
+        }
+        let (result, _) = call(f);
+        if let Some(fails) = fails {
+            let failed = match &result {
+                Ok(value) => fails(value),
+                Err(_) => true,
+            };
+            if failed {
+                // Before the result is out: no task of the generation that
+                // begins after this completion runs.
+                entry.group.cancel(entry.generation);
+            }
+        }
+        if let Some(entry) = reply.deliver(result) {
+            entry.group.arrive(&entry);
+        }
+    }
+
+    fn into_task(self: Box<Self>) -> Task {
+        Task::new(move || Runnable::run(*self))
+    }
+}
+
+/// What a group shares with its tasks: the completion queue (behind one
+/// lock, with a condvar for a blocked joiner and a waker for an async one)
+/// and the cancel word.
+pub(super) struct Shared<T> {
+    done: Mutex<Done<T>>,
+    ready: Condvar,
+    /// Every generation below this one is cancelled (see `mod.rs`).
+    cancelled_below: AtomicUsize,
+}
+
+struct Done<T> {
+    /// Counted entries whose slot is filled, in completion order.
+    queue: VecDeque<Arc<Entry<T>>>,
+    /// An async joiner's waker.
+    waker: Option<Waker>,
+    /// A thread waits on `ready` (a notify costs a system call: only then).
+    waiting: bool,
+    /// The group is gone (dropped, or it detached its tasks): completions
+    /// are dropped where they happen.
+    abandoned: bool,
+}
+
+impl<T> Shared<T> {
+    pub(super) fn new() -> Self {
+        Shared {
+            done: Mutex::new(Done {
+                queue: VecDeque::new(),
+                waker: None,
+                waiting: false,
+                abandoned: false,
+            }),
+            ready: Condvar::new(),
+            cancelled_below: AtomicUsize::new(0),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Done<T>> {
+        self.done.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether `generation` is cancelled.
+    pub(super) fn is_cancelled(&self, generation: usize) -> bool {
+        // Acquire/Release: a task that begins after a cancel it can see (by
+        // any chain of happens-before) reads it.
+        self.cancelled_below.load(Ordering::Acquire) > generation
+    }
+
+    /// Cancels `generation` (and those before it, all cancelled already), and
+    /// wakes a joiner, which sweeps the group's tasks that have not begun.
+    pub(super) fn cancel(&self, generation: usize) {
+        let was = self
+            .cancelled_below
+            .fetch_max(generation.saturating_add(1), Ordering::AcqRel);
+        if was <= generation {
+            // Set before the lock: a joiner checks it under the lock before it
+            // waits, so it either sees it or is waiting when we notify.
+            let waker = self.notify(&mut self.lock());
+            if let Some(waker) = waker {
+                waker.wake();
+            }
+        }
+    }
+
+    /// Notifies a blocked joiner and hands back an async one's waker, to be
+    /// woken after the lock. (The notify is under the lock: once it is let
+    /// go, the group may be gone.)
+    fn notify(&self, done: &mut Done<T>) -> Option<Waker> {
+        if done.waiting {
+            self.ready.notify_one();
+        }
+        done.waker.take()
+    }
+
+    /// A task's slot was filled (by the task, or as it was dropped unrun):
+    /// a counted task joins the queue; an uncounted one is left to its
+    /// adopter. `entry` is the filler's own reference, so the group is alive
+    /// until this returns.
+    pub(super) fn arrive(&self, entry: &Arc<Entry<T>>) {
+        let mut done = self.lock();
+        if done.abandoned {
+            return;
+        }
+        if entry.fate.load(Ordering::Relaxed) != COUNTED {
+            entry.fate.store(ARRIVED, Ordering::Relaxed);
+            return;
+        }
+        done.queue.push_back(entry.clone());
+        let waker = self.notify(&mut done);
+        drop(done);
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+
+    /// An async spawn's entry joins the group, or not: `resolved`, the pool
+    /// took its task (the future resolved `Ok`), and it is counted whatever
+    /// became of it; else (the future was dropped) it is counted unless it
+    /// ended without running. Returns whether it is counted.
+    pub(super) fn adopt(&self, entry: &Arc<Entry<T>>, resolved: bool) -> bool {
+        let mut done = self.lock();
+        match entry.fate.load(Ordering::Relaxed) {
+            ARRIVED if !resolved && !entry.slot.is_started() => false,
+            ARRIVED => {
+                entry.fate.store(COUNTED, Ordering::Relaxed);
+                // (The future holds the group: it is not abandoned.)
+                done.queue.push_back(entry.clone());
+                true
+            }
+            _ => {
+                entry.fate.store(COUNTED, Ordering::Relaxed);
+                true
+            }
+        }
+    }
+
+    /// Cancels every entry of `entries` that has not begun, and queues it
+    /// (`Cancelled`) at once. Returns how many it cancelled.
+    pub(super) fn sweep<'a>(&self, entries: impl Iterator<Item = &'a Arc<Entry<T>>>) -> usize
+    where
+        T: 'a,
+    {
+        let mut done = self.lock();
+        let mut swept = 0;
+        for entry in entries {
+            if entry.cancel() {
+                swept += 1;
+                if !done.abandoned {
+                    done.queue.push_back(entry.clone());
+                }
+            }
+        }
+        swept
+    }
+
+    /// The next completion, if one is queued.
+    pub(super) fn try_pop(&self) -> Option<Arc<Entry<T>>> {
+        self.lock().queue.pop_front()
+    }
+
+    /// The next completion, waiting for it until `until` (`None`: for good);
+    /// `None` when the time is up or `stop` says the joiner has something to
+    /// do first (sweep a cancelled generation).
+    pub(super) fn wait_pop(
+        &self,
+        until: Option<Instant>,
+        stop: impl Fn() -> bool,
+    ) -> Option<Arc<Entry<T>>> {
+        let mut done = self.lock();
+        loop {
+            if let Some(entry) = done.queue.pop_front() {
+                return Some(entry);
+            }
+            if stop() {
+                return None;
+            }
+            done.waiting = true;
+            done = match until {
+                None => self
+                    .ready
+                    .wait(done)
+                    .unwrap_or_else(PoisonError::into_inner),
+                Some(until) => {
+                    let left = until.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        done.waiting = false;
+                        return None;
+                    }
+                    self.ready
+                        .wait_timeout(done, left)
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .0
+                }
+            };
+            done.waiting = false;
+        }
+    }
+
+    /// [`wait_pop`](Self::wait_pop) for a future: `Ready(None)` when `stop`
+    /// says so; else `Pending` with `cx`'s waker stored.
+    pub(super) fn poll_pop(
+        &self,
+        cx: &Context<'_>,
+        stop: impl Fn() -> bool,
+    ) -> Poll<Option<Arc<Entry<T>>>> {
+        let mut done = self.lock();
+        if let Some(entry) = done.queue.pop_front() {
+            return Poll::Ready(Some(entry));
+        }
+        if stop() {
+            return Poll::Ready(None);
+        }
+        match &done.waker {
+            Some(waker) if waker.will_wake(cx.waker()) => {}
+            _ => done.waker = Some(cx.waker().clone()),
+        }
+        Poll::Pending
+    }
+
+    /// An async joiner went away: forget its waker.
+    pub(super) fn clear_waker(&self) {
+        let waker = self.lock().waker.take();
+        drop(waker);
+    }
+
+    /// Nobody will join again: later completions are dropped where they
+    /// happen. Hands back the completions not joined, to drop after the lock.
+    pub(super) fn abandon(&self) -> VecDeque<Arc<Entry<T>>> {
+        let mut done = self.lock();
+        done.abandoned = true;
+        done.waker = None;
+        core::mem::take(&mut done.queue)
+    }
+}
+
+/// The cancel word of a group, without its result type (what a
+/// [`CancelToken`] holds).
+trait Cancel: Send + Sync {
+    fn is_cancelled(&self, generation: usize) -> bool;
+    fn cancel(&self, generation: usize);
+}
+
+impl<T: Send> Cancel for Shared<T> {
+    fn is_cancelled(&self, generation: usize) -> bool {
+        Shared::is_cancelled(self, generation)
+    }
+
+    fn cancel(&self, generation: usize) {
+        Shared::cancel(self, generation);
+    }
+}
+
+/// A group's cancellation, for its running tasks to poll (as Go's
+/// `ctx.Done()`): from [`TaskGroup::cancel_token`](super::TaskGroup::cancel_token),
+/// [`Clone`], `Send + Sync`. It is cancelled by
+/// [`abort_all`](super::TaskGroup::abort_all), by dropping the group, by the
+/// first failure of a [`cancel_on_error`](super::TaskGroup::cancel_on_error)
+/// group, or by [`cancel`](CancelToken::cancel) on any clone — for the tasks
+/// in the group when it was made. Once cancelled, it stays cancelled.
+///
+/// ```
+/// use std::time::Duration;
+/// let pool = antpool::Pool::new(2).unwrap();
+/// let mut group = pool.group::<u32>();
+/// let token = group.cancel_token();
+/// group
+///     .spawn(move || {
+///         let mut rounds = 0;
+///         while !token.is_cancelled() {
+///             rounds += 1;
+///             std::thread::sleep(Duration::from_millis(1));
+///         }
+///         rounds
+///     })
+///     .unwrap();
+/// std::thread::sleep(Duration::from_millis(5));
+/// group.abort_all(); // the running task sees it and returns
+/// assert!(group.join_next().unwrap().is_ok()); // it began: its value, not Cancelled
+/// ```
+#[derive(Clone)]
+pub struct CancelToken {
+    group: Arc<dyn Cancel>,
+    generation: usize,
+}
+
+impl CancelToken {
+    pub(super) fn new<T: Send + 'static>(group: Arc<Shared<T>>, generation: usize) -> Self {
+        CancelToken { group, generation }
+    }
+
+    /// Whether the group was cancelled for the tasks this token is for.
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(1).unwrap();
+    /// let mut group = pool.group::<()>();
+    /// let token = group.cancel_token();
+    /// assert!(!token.is_cancelled());
+    /// group.abort_all();
+    /// assert!(token.is_cancelled());
+    /// assert!(!group.cancel_token().is_cancelled()); // tasks spawned from now on are not
+    /// ```
+    #[must_use]
+    pub fn is_cancelled(&self) -> bool {
+        self.group.is_cancelled(self.generation)
+    }
+
+    /// Cancels the group's tasks this token is for, as
+    /// [`abort_all`](super::TaskGroup::abort_all) would, from anywhere (a
+    /// task, another thread): those that have not begun never run and join
+    /// as cancelled; running ones see [`is_cancelled`](Self::is_cancelled).
+    /// Tasks spawned afterwards with the same token's generation (before the
+    /// group's next `abort_all`) do not run either.
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(2).unwrap();
+    /// let mut group = pool.group::<u8>();
+    /// let token = group.cancel_token();
+    /// group.spawn(move || { token.cancel(); 1 }).unwrap();
+    /// assert_eq!(group.join_next().unwrap().unwrap(), 1);
+    /// group.spawn(|| 2).unwrap(); // the group is cancelled: it never runs
+    /// assert!(group.join_next().unwrap().unwrap_err().is_cancelled());
+    /// ```
+    pub fn cancel(&self) {
+        self.group.cancel(self.generation);
+    }
+}
+
+impl fmt::Debug for CancelToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CancelToken")
+            .field("cancelled", &self.is_cancelled())
+            .finish()
+    }
+}
