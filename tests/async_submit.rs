@@ -12,26 +12,13 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex, mpsc};
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll, Waker};
 use std::thread;
 use std::time::Duration;
 
 use antpool::{Pool, PoolWithFunc};
+use common::poll::{Count, counting_waker};
 use common::{Counter, Gate, PATIENCE, eventually, occupy};
-
-/// A waker that counts its wake-ups.
-struct Count(AtomicUsize);
-
-impl Wake for Count {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, SeqCst);
-    }
-}
-
-fn counting_waker() -> (Waker, Arc<Count>) {
-    let count = Arc::new(Count(AtomicUsize::new(0)));
-    (Waker::from(count.clone()), count)
-}
 
 fn poll_once<F: Future + ?Sized>(fut: Pin<&mut F>, waker: &Waker) -> Poll<F::Output> {
     fut.poll(&mut Context::from_waker(waker))

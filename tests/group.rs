@@ -20,7 +20,7 @@ use std::time::Duration;
 use antpool::{
     CancelToken, GroupError, JoinError, LoadBalancing, MultiPool, Pool, TaskGroup, TaskId,
 };
-use common::{Counter, Gate, PATIENCE, occupy, queue_pool};
+use common::{Counter, Gate, PATIENCE, held_pool, occupy, queue_pool};
 
 /// Counts what became of a group's closures: run, or dropped unrun.
 #[derive(Clone, Default)]
@@ -154,12 +154,7 @@ fn aborted_drained_and_cleared_tasks_join_once_each_as_cancelled_or_run() {
 
 #[test]
 fn a_refused_spawn_hands_its_closure_back_and_changes_nothing() {
-    let pool = Pool::builder()
-        .capacity(1)
-        .nonblocking(true)
-        .build()
-        .unwrap();
-    let gate = occupy(&pool, 1);
+    let (pool, gate) = held_pool(Pool::builder().nonblocking(true));
     let fates = Fates::default();
     let mut group = pool.group::<u32>();
     let err = group.spawn(fates.task(7)).unwrap_err();
@@ -213,12 +208,7 @@ fn join_all_gives_spawn_order_whatever_the_completion_order() {
 #[test]
 fn dropping_the_group_aborts_what_has_not_begun_and_never_blocks() {
     for detach in [false, true] {
-        let pool = Pool::builder()
-            .capacity(1)
-            .max_queued_tasks(8)
-            .build()
-            .unwrap();
-        let gate = occupy(&pool, 1);
+        let (pool, gate) = held_pool(Pool::builder().max_queued_tasks(8));
         let fates = Fates::default();
         let mut group = pool.group::<u32>();
         let token = group.cancel_token();
@@ -285,12 +275,7 @@ fn failing_group(pool: &Pool, fates: &Fates) -> TaskGroup<Result<u32, String>> {
 fn cancel_on_error_stops_what_begins_after_the_failure() {
     // One worker, a queue: tasks begin in order on the worker that saw the
     // failure, so every task after it begins after its completion.
-    let pool = Pool::builder()
-        .capacity(1)
-        .max_queued_tasks(16)
-        .build()
-        .unwrap();
-    let gate = occupy(&pool, 1);
+    let (pool, gate) = held_pool(Pool::builder().max_queued_tasks(16));
     let fates = Fates::default();
     let group = failing_group(&pool, &fates);
     gate.open();
@@ -412,12 +397,7 @@ fn a_token_cancelled_elsewhere_wakes_the_joiner_which_cancels_the_queued_tasks()
 
 #[test]
 fn the_group_outlives_its_pool() {
-    let pool = Pool::builder()
-        .capacity(1)
-        .max_queued_tasks(8)
-        .build()
-        .unwrap();
-    let gate = occupy(&pool, 1);
+    let (pool, gate) = held_pool(Pool::builder().max_queued_tasks(8));
     let fates = Fates::default();
     let mut group = pool.group::<u32>();
     let ids: Vec<TaskId> = (0..4)
@@ -478,11 +458,7 @@ fn abort_all_racing_the_workers_gives_one_completion_per_task() {
     // Tasks start while the group aborts them: each runs or is cancelled,
     // never both, and comes out once.
     let rounds = if cfg!(miri) { 2 } else { 50 };
-    let pool = Pool::builder()
-        .capacity(2)
-        .max_queued_tasks(64)
-        .build()
-        .unwrap();
+    let pool = queue_pool(2, 64);
     for _ in 0..rounds {
         let ran = Arc::new(AtomicUsize::new(0));
         let mut group = pool.group::<()>();

@@ -7,56 +7,14 @@
 mod common;
 
 use std::collections::HashSet;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::Poll;
 use std::time::Duration;
 
 use antpool::{Pool, TaskGroup};
-use common::{Counter, Gate, PATIENCE, eventually, occupy};
-
-/// A waker that counts its wake-ups.
-struct Count(AtomicUsize);
-
-impl Wake for Count {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, SeqCst);
-    }
-}
-
-fn counting_waker() -> (Waker, Arc<Count>) {
-    let count = Arc::new(Count(AtomicUsize::new(0)));
-    (Waker::from(count.clone()), count)
-}
-
-fn poll_once<F: Future + Unpin>(fut: &mut F, waker: &Waker) -> Poll<F::Output> {
-    Pin::new(fut).poll(&mut Context::from_waker(waker))
-}
-
-/// Polls a spawn on a saturated pool until it waits in the pool's line.
-fn join_line<F: Future + Unpin>(fut: &mut F, waker: &Waker, pool: &Pool) {
-    let before = pool.waiting();
-    assert!(
-        eventually(|| {
-            assert!(
-                poll_once(fut, waker).is_pending(),
-                "resolved instead of waiting"
-            );
-            pool.waiting() > before
-        }),
-        "the spawn never joined the line"
-    );
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_time()
-        .build()
-        .unwrap()
-}
+use common::poll::{counting_waker, join_line, poll_once, runtime};
+use common::{Counter, Gate, PATIENCE, eventually, held_pool, occupy};
 
 /// A closure that counts its runs and its drops.
 fn tracked(ran: &Counter, dropped: &Counter, value: u32) -> impl FnOnce() -> u32 + Send + 'static {
@@ -151,12 +109,7 @@ fn a_spawn_taken_then_cleared_before_its_drop_is_not_counted() {
     // dropped: it never ran, and the group does not count it. Polled again
     // instead, it resolves `Ok` (the pool took it) and joins as cancelled.
     for resolve in [false, true] {
-        let pool = Pool::builder()
-            .capacity(1)
-            .max_queued_tasks(1)
-            .build()
-            .unwrap();
-        let gate = occupy(&pool, 1);
+        let (pool, gate) = held_pool(Pool::builder().max_queued_tasks(1));
         pool.submit(|| ()).unwrap(); // the queue is full
         let (ran, dropped) = (Counter::new(), Counter::new());
         let mut group = pool.group::<u32>();
@@ -299,7 +252,7 @@ fn spawn_async_under_select_either_withdraws_or_joins() {
     let ran = Arc::new(AtomicUsize::new(0));
     let rt = runtime();
     let mut group: TaskGroup<()> = pool.group();
-    let mut race = |i: u64, group: &mut TaskGroup<()>| {
+    let race = |i: u64, group: &mut TaskGroup<()>| {
         let ran = ran.clone();
         let task = move || {
             std::thread::sleep(Duration::from_micros(500 + 300 * (i % 4)));
@@ -336,12 +289,7 @@ fn spawn_async_under_select_either_withdraws_or_joins() {
 #[test]
 #[cfg_attr(miri, ignore = "tokio's runtime is slow under Miri")]
 fn a_token_cancel_wakes_an_async_joiner() {
-    let pool = Pool::builder()
-        .capacity(1)
-        .max_queued_tasks(4)
-        .build()
-        .unwrap();
-    let gate = occupy(&pool, 1);
+    let (pool, gate) = held_pool(Pool::builder().max_queued_tasks(4));
     let mut group = pool.group::<u8>();
     group.spawn(|| 1).unwrap();
     let token = group.cancel_token();
