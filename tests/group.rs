@@ -479,3 +479,27 @@ fn abort_all_racing_the_workers_gives_one_completion_per_task() {
         assert_eq!(ok, ran.load(SeqCst), "ran exactly the ones that joined Ok");
     }
 }
+
+#[test]
+fn every_error_passes_on_with_question_mark_whatever_the_closure_captures() {
+    fn run(pool: &Pool) -> anyhow::Result<Vec<u32>> {
+        let (tx, rx) = std::sync::mpsc::channel::<u32>(); // Send, not Sync
+        tx.send(1)?;
+        let mut group = pool.group::<Result<u32, anyhow::Error>>().cancel_on_error();
+        group.spawn(move || Ok(rx.recv()?))?;
+        group.spawn(|| Err(anyhow::anyhow!("refused")))?;
+        Ok(group.try_join_all()?)
+    }
+    fn boxed(pool: &Pool) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        let mut group = pool.group::<u8>();
+        group.spawn(|| 1)?;
+        assert!(group.join_next_timeout(PATIENCE)?.is_some());
+        Ok(())
+    }
+    let pool = Pool::new(1).unwrap();
+    let err = run(&pool).unwrap_err();
+    assert!(err.to_string().contains("refused"), "{err}");
+    boxed(&pool).unwrap();
+    pool.release();
+    assert!(run(&pool).unwrap_err().to_string().contains("released"));
+}

@@ -15,13 +15,14 @@ use super::TaskGroup;
 /// a task cancelled ([`abort_all`](TaskGroup::abort_all), a
 /// [`CancelToken`](super::CancelToken), or dropped unrun by the pool).
 ///
-/// `Send + Sync` when `E` is, so `?` passes it on:
+/// `Send + Sync` when `E` is, and an error whenever `E` prints, so `?` passes
+/// it on (here `E` is a `String`):
 ///
 /// ```
 /// fn sizes(pool: &antpool::Pool, names: &[&'static str]) -> Result<Vec<usize>, Box<dyn std::error::Error + Send + Sync>> {
-///     let mut group = pool.group::<Result<usize, std::num::ParseIntError>>().cancel_on_error();
+///     let mut group = pool.group::<Result<usize, String>>().cancel_on_error();
 ///     for &name in names {
-///         group.spawn(move || name.parse::<usize>())?;
+///         group.spawn(move || name.parse::<usize>().map_err(|e| format!("{name}: {e}")))?;
 ///     }
 ///     Ok(group.try_join_all()?)
 /// }
@@ -78,12 +79,16 @@ impl<E: fmt::Display> fmt::Display for GroupError<E> {
     }
 }
 
-impl<E: core::error::Error + 'static> core::error::Error for GroupError<E> {
+/// An error whatever the tasks' `E` is, as long as it prints (`String`,
+/// `anyhow::Error` and other types that are not `std::error::Error`
+/// included), so `?` passes any group's error on. The task's `E` is in the
+/// message, not the [`source`](core::error::Error::source) (which that would
+/// need `E: Error`); [`into_failed`](GroupError::into_failed) gives it back.
+impl<E: fmt::Debug + fmt::Display> core::error::Error for GroupError<E> {
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         match self {
-            GroupError::Failed(e) => Some(e),
             GroupError::Panicked(e) => Some(e),
-            GroupError::Cancelled => None,
+            GroupError::Failed(_) | GroupError::Cancelled => None,
         }
     }
 }
