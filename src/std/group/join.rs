@@ -53,17 +53,19 @@ impl<T> TaskGroup<T> {
     /// The next completion, waiting until `until` (`None`: for good).
     fn next_until(&mut self, until: Option<Instant>) -> Result<Option<Completion<T>>, TimedOut> {
         loop {
+            if let Some(entry) = self.taken.pop_front() {
+                return Ok(Some(self.take(entry)));
+            }
             self.sweep_if_cancelled();
             if self.registry.len == 0 {
                 return Ok(None);
             }
-            if let Some(entry) = self.shared.wait_pop(until, self.must_sweep()) {
-                return Ok(Some(self.take(entry)));
-            }
-            if until.is_some_and(|until| Instant::now() >= until) {
+            let stop = self.shared.must_sweep(self.swept, self.generation);
+            let took = self.shared.wait_take(&mut self.taken, until, stop);
+            if !took && until.is_some_and(|until| Instant::now() >= until) {
                 return Err(TimedOut);
             }
-            // Stopped to sweep a cancelled generation: go round.
+            // Took some, or stopped to sweep a cancelled generation: go round.
         }
     }
 
@@ -125,8 +127,11 @@ impl<T> TaskGroup<T> {
     /// assert_eq!(group.try_join_next().unwrap().unwrap(), 5);
     /// ```
     pub fn try_join_next(&mut self) -> Option<Result<T, JoinError>> {
-        self.sweep_if_cancelled();
-        let entry = self.shared.try_pop()?;
+        if self.taken.is_empty() {
+            self.sweep_if_cancelled();
+            self.shared.try_take(&mut self.taken);
+        }
+        let entry = self.taken.pop_front()?;
         Some(self.take(entry).1)
     }
 
@@ -233,16 +238,22 @@ impl<T> Future for JoinNext<'_, T> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let group = &mut *self.get_mut().group;
         loop {
+            if let Some(entry) = group.taken.pop_front() {
+                return Poll::Ready(Some(group.take(entry).1));
+            }
             group.sweep_if_cancelled();
             if group.registry.len == 0 {
                 return Poll::Ready(None);
             }
-            match group.shared.poll_pop(cx, group.must_sweep()) {
-                Poll::Ready(Some(entry)) => return Poll::Ready(Some(group.take(entry).1)),
-                // Stopped to sweep a cancelled generation: go round.
-                Poll::Ready(None) => {}
-                Poll::Pending => return Poll::Pending,
+            let stop = group.shared.must_sweep(group.swept, group.generation);
+            if group
+                .shared
+                .poll_take(&mut group.taken, cx, stop)
+                .is_pending()
+            {
+                return Poll::Pending;
             }
+            // Took some, or stopped to sweep a cancelled generation: go round.
         }
     }
 }

@@ -53,6 +53,7 @@ mod shared;
 mod spawn_async;
 mod target;
 
+use ::std::collections::VecDeque;
 use ::std::sync::Arc;
 use ::std::vec::Vec;
 use core::fmt;
@@ -121,6 +122,8 @@ pub(crate) use target::Target;
 pub struct TaskGroup<T> {
     target: ::std::boxed::Box<dyn Target>,
     shared: Arc<Shared<T>>,
+    /// Completions moved out of the shared queue, not handed out yet.
+    taken: VecDeque<Arc<Entry<T>>>,
     registry: Registry<T>,
     next_id: u64,
     /// The cancel generation new tasks are spawned in.
@@ -183,6 +186,7 @@ impl<T> TaskGroup<T> {
         TaskGroup {
             target,
             shared: Arc::new(Shared::new()),
+            taken: VecDeque::new(),
             registry: Registry::new(),
             next_id: 0,
             generation: 0,
@@ -301,6 +305,7 @@ impl<T> TaskGroup<T> {
     pub fn detach_all(&mut self) {
         drop(self.shared.abandon());
         self.shared = Arc::new(Shared::new());
+        self.taken.clear();
         self.registry = Registry::new();
         self.generation = 0;
         self.swept = false;
@@ -314,11 +319,6 @@ impl<T> TaskGroup<T> {
             self.swept = true;
             self.shared.sweep(self.registry.iter());
         }
-    }
-
-    /// Whether the joiner must stop waiting and sweep.
-    fn must_sweep(&self) -> impl Fn() -> bool + '_ {
-        move || !self.swept && self.shared.is_cancelled(self.generation)
     }
 
     /// A new entry for `f` (`counted`: a blocking spawn's, counted from the

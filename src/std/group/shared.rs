@@ -11,6 +11,8 @@ use ::std::time::Instant;
 use core::fmt;
 use core::task::{Context, Poll, Waker};
 
+use crossbeam_utils::CachePadded;
+
 #[cfg(antpool_loom)]
 use loom::sync::{Condvar, Mutex, MutexGuard};
 #[cfg(not(antpool_loom))]
@@ -183,11 +185,15 @@ where
 /// What a group shares with its tasks: the completion queue (behind one
 /// lock, with a condvar for a blocked joiner and a waker for an async one)
 /// and the cancel word.
+///
+/// The cancel word (read as every task begins), the lock (taken per
+/// completion) and the `Arc`'s counts (touched per spawn) are on lines of
+/// their own.
 pub(super) struct Shared<T> {
-    done: Mutex<Done<T>>,
-    ready: Condvar,
     /// Every generation below this one is cancelled (see `mod.rs`).
-    cancelled_below: AtomicUsize,
+    cancelled_below: CachePadded<AtomicUsize>,
+    done: CachePadded<Mutex<Done<T>>>,
+    ready: Condvar,
 }
 
 struct Done<T> {
@@ -205,14 +211,14 @@ struct Done<T> {
 impl<T> Shared<T> {
     pub(super) fn new() -> Self {
         Shared {
-            done: Mutex::new(Done {
+            cancelled_below: CachePadded::new(AtomicUsize::new(0)),
+            done: CachePadded::new(Mutex::new(Done {
                 queue: VecDeque::new(),
                 waker: None,
                 waiting: false,
                 abandoned: false,
-            }),
+            })),
             ready: Condvar::new(),
-            cancelled_below: AtomicUsize::new(0),
         }
     }
 
@@ -227,6 +233,12 @@ impl<T> Shared<T> {
         self.cancelled_below.load(Ordering::Acquire) > generation
     }
 
+    /// Whether a joiner must stop waiting to sweep: `generation` is
+    /// cancelled and was not `swept` yet (a closure, checked under the lock).
+    pub(super) fn must_sweep(&self, swept: bool, generation: usize) -> impl Fn() -> bool + '_ {
+        move || !swept && self.is_cancelled(generation)
+    }
+
     /// Cancels `generation` (and those before it, all cancelled already), and
     /// wakes a joiner, which sweeps the group's tasks that have not begun.
     pub(super) fn cancel(&self, generation: usize) {
@@ -236,21 +248,26 @@ impl<T> Shared<T> {
         if was <= generation {
             // Set before the lock: a joiner checks it under the lock before it
             // waits, so it either sees it or is waiting when we notify.
-            let waker = self.notify(&mut self.lock());
-            if let Some(waker) = waker {
-                waker.wake();
-            }
+            self.wake_joiner(self.lock());
         }
     }
 
-    /// Notifies a blocked joiner and hands back an async one's waker, to be
-    /// woken after the lock. (The notify is under the lock: once it is let
-    /// go, the group may be gone.)
-    fn notify(&self, done: &mut Done<T>) -> Option<Waker> {
-        if done.waiting {
+    /// Lets go of the lock, then wakes the joiner: a blocked one (only if it
+    /// waits: a notify is a system call) or an async one. After the lock, so
+    /// that the woken joiner does not find it still held; a joiner that
+    /// checked the queue (and the cancel word) under the lock is waiting by
+    /// then, so the notify is not lost. Every caller holds a reference to
+    /// this `Shared` (an entry, a token, the group), which outlives the call.
+    fn wake_joiner(&self, mut done: MutexGuard<'_, Done<T>>) {
+        let waiting = done.waiting;
+        let waker = done.waker.take();
+        drop(done);
+        if waiting {
             self.ready.notify_one();
         }
-        done.waker.take()
+        if let Some(waker) = waker {
+            waker.wake();
+        }
     }
 
     /// A task's slot was filled (by the task, or as it was dropped unrun):
@@ -267,11 +284,7 @@ impl<T> Shared<T> {
             return;
         }
         done.queue.push_back(entry.clone());
-        let waker = self.notify(&mut done);
-        drop(done);
-        if let Some(waker) = waker {
-            waker.wake();
-        }
+        self.wake_joiner(done);
     }
 
     /// An async spawn's entry joins the group, or not: `resolved`, the pool
@@ -314,26 +327,36 @@ impl<T> Shared<T> {
         swept
     }
 
-    /// The next completion, if one is queued.
-    pub(super) fn try_pop(&self) -> Option<Arc<Entry<T>>> {
-        self.lock().queue.pop_front()
+    /// Moves every queued completion into `taken` (the joiner's own, empty),
+    /// oldest first: one lock for a batch of joins. Returns whether it moved
+    /// any.
+    pub(super) fn try_take(&self, taken: &mut VecDeque<Arc<Entry<T>>>) -> bool {
+        Self::take_into(&mut self.lock(), taken)
     }
 
-    /// The next completion, waiting for it until `until` (`None`: for good);
-    /// `None` when the time is up or `stop` says the joiner has something to
-    /// do first (sweep a cancelled generation).
-    pub(super) fn wait_pop(
+    fn take_into(done: &mut Done<T>, taken: &mut VecDeque<Arc<Entry<T>>>) -> bool {
+        debug_assert!(taken.is_empty());
+        // A swap: the two buffers take turns, and neither is allocated again.
+        core::mem::swap(&mut done.queue, taken);
+        !taken.is_empty()
+    }
+
+    /// [`try_take`](Self::try_take), waiting for a completion until `until`
+    /// (`None`: for good); `false` when the time is up or `stop` says the
+    /// joiner has something to do first (sweep a cancelled generation).
+    pub(super) fn wait_take(
         &self,
+        taken: &mut VecDeque<Arc<Entry<T>>>,
         until: Option<Instant>,
         stop: impl Fn() -> bool,
-    ) -> Option<Arc<Entry<T>>> {
+    ) -> bool {
         let mut done = self.lock();
         loop {
-            if let Some(entry) = done.queue.pop_front() {
-                return Some(entry);
+            if Self::take_into(&mut done, taken) {
+                return true;
             }
             if stop() {
-                return None;
+                return false;
             }
             done.waiting = true;
             done = match until {
@@ -345,7 +368,7 @@ impl<T> Shared<T> {
                     let left = until.saturating_duration_since(Instant::now());
                     if left.is_zero() {
                         done.waiting = false;
-                        return None;
+                        return false;
                     }
                     self.ready
                         .wait_timeout(done, left)
@@ -357,19 +380,20 @@ impl<T> Shared<T> {
         }
     }
 
-    /// [`wait_pop`](Self::wait_pop) for a future: `Ready(None)` when `stop`
-    /// says so; else `Pending` with `cx`'s waker stored.
-    pub(super) fn poll_pop(
+    /// [`wait_take`](Self::wait_take) for a future: `Ready(false)` when
+    /// `stop` says so; else `Pending` with `cx`'s waker stored.
+    pub(super) fn poll_take(
         &self,
+        taken: &mut VecDeque<Arc<Entry<T>>>,
         cx: &Context<'_>,
         stop: impl Fn() -> bool,
-    ) -> Poll<Option<Arc<Entry<T>>>> {
+    ) -> Poll<bool> {
         let mut done = self.lock();
-        if let Some(entry) = done.queue.pop_front() {
-            return Poll::Ready(Some(entry));
+        if Self::take_into(&mut done, taken) {
+            return Poll::Ready(true);
         }
         if stop() {
-            return Poll::Ready(None);
+            return Poll::Ready(false);
         }
         match &done.waker {
             Some(waker) if waker.will_wake(cx.waker()) => {}
