@@ -32,10 +32,16 @@ fn tracked(ran: &Counter, dropped: &Counter, value: u32) -> impl FnOnce() -> u32
     }
 }
 
+/// The futures are `Send` (an async block that holds one across an await
+/// can go to `tokio::spawn`).
+fn is_send<T: Send>(_: &T) {}
+
 #[test]
 fn spawn_async_resolves_to_the_id_and_the_result_joins() {
     let pool = Pool::new(2).unwrap();
     let mut group = pool.group::<u32>();
+    is_send(&group.spawn_async(|| 0));
+    is_send(&group.join_next_async());
     let ids = futures_executor::block_on(async {
         let a = group.spawn_async(|| 1).await.unwrap();
         let b = group.spawn_async(|| 2).await.unwrap();

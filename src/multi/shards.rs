@@ -50,7 +50,8 @@ where
 }
 
 /// A pool's engine alone: what a multi-pool's task group submits through
-/// (see [`Shards::engines_only`]).
+/// (see `Shards::engines_only`).
+#[cfg(feature = "std")]
 impl<F: Flavor> Shard for Arc<Engine<F>> {
     type Flavor = F;
     fn handle(&self) -> &Arc<Engine<F>> {
@@ -96,6 +97,7 @@ impl<P: Shard> Shards<P> {
     /// The same multi-pool by its engines only — not the pools' handles, so
     /// it keeps none of them open — submitting as this one does: the same
     /// turn, closed flag and refusal count. (A task group holds it.)
+    #[cfg(feature = "std")]
     pub(crate) fn engines_only(&self) -> Shards<Arc<Engine<P::Flavor>>> {
         Shards {
             pools: self.engines().cloned().collect(),
