@@ -272,8 +272,8 @@ impl<T> Shared<T> {
 
     /// A task's slot was filled (by the task, or as it was dropped unrun):
     /// a counted task joins the queue; an uncounted one is left to its
-    /// adopter. `entry` is the filler's own reference, so the group is alive
-    /// until this returns.
+    /// adopter. `entry` is the filler's own reference: through it, this
+    /// `Shared` outlives the call (the group itself may be gone).
     pub(super) fn arrive(&self, entry: &Arc<Entry<T>>) {
         let mut done = self.lock();
         if done.abandoned {
