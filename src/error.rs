@@ -215,6 +215,8 @@ pub struct Rejected<F>(F);
 unsafe impl<F: Send> Sync for Rejected<F> {}
 
 impl<F> Rejected<F> {
+    /// (Made by the std spawns only.)
+    #[cfg(feature = "std")]
     pub(crate) fn new(f: F) -> Self {
         Rejected(f)
     }

@@ -30,6 +30,7 @@
 //! | no heap, or a pool in a `static` | [`StaticPoolWithFunc`] | the same, with its `N` worker slots inline; on any platform through [`port`] |
 //! | many submitters on many cores | [`MultiPool`], [`MultiPoolWithFunc`] | `n` pools behind one face, by [`LoadBalancing`] |
 //! | tasks that borrow from your stack | [`Pool::scope`], [`scope`] | a [`Scope`] whose tasks may borrow; it returns when they have all finished |
+//! | tasks to join as they complete, or cancel together | [`Pool::group`], [`group`] | a [`TaskGroup`]: `join_next` (async: cancel-safe), `join_all`, `abort_all`, `cancel_on_error` |
 //! | an occasional task, no setup | [`submit`], [`spawn`] | the default pool: unbounded, created on first use (or [`configure`]d once before) |
 //!
 //! Every pool blocks a submitter while saturated by default; in async code
@@ -50,6 +51,7 @@
 //! | [`submit`], [`spawn`], [`running`], [`release_timeout`], … | the default pool, created on first use |
 //! | [`JoinHandle`], [`JoinError`], [`WorkFn`], [`panic_message`] | results of `spawn` and `call`: join, poll or `.await`; panics |
 //! | [`Scope`], [`ScopedJoinHandle`], [`scope`] | tasks that borrow from the caller's stack (`std`) |
+//! | [`TaskGroup`], [`TaskId`], [`CancelToken`], [`GroupError`], [`group`] | task groups: joined as they complete, cancelled together (`std`) |
 //! | [`Stats`] | a lock-free snapshot of a pool's counters |
 //! | [`Builder`], [`Options`] | every option, validated into [`BuildError`] |
 //! | [`SubmitError`], [`Task`], [`ReleaseError`] | rejected tasks come back inside the error |
@@ -113,7 +115,8 @@
 //! `core::task`), `min_idle`, `clear_queue`, `pause` and `resume`, worker
 //! hooks as plain functions (`on_worker_start`, `on_worker_stop`). With `std`
 //! only: hooks that are closures (the builders'), `JoinHandle` results
-//! (`spawn`, `call`, `spawn_async`) and `abort`, scoped tasks, panic catching.
+//! (`spawn`, `call`, `spawn_async`) and `abort`, scoped tasks, task groups,
+//! panic catching.
 //!
 //! Single-core targets without CAS may instead build with
 //! `RUSTFLAGS="--cfg portable_atomic_unsafe_assume_single_core"`.
@@ -181,6 +184,8 @@ pub use queue::{IdleQueue, WorkerRingBuf, WorkerStack};
 pub use static_func::StaticPoolWithFunc;
 pub use stats::Stats;
 #[cfg(feature = "std")]
+pub use std::global::group;
+#[cfg(feature = "std")]
 pub use std::global::{
     cap, configure, free, reboot, release, release_timeout, running, scope, spawn, spawn_async,
     submit, submit_async, wait_idle,
@@ -190,6 +195,8 @@ pub use std::{
     AbortHandle, AbortOnDrop, JoinError, JoinHandle, PanicHandler, Scope, ScopedJoinHandle,
     SpawnAsync, SpawnError, current_worker_index, panic_message,
 };
+#[cfg(feature = "std")]
+pub use std::{CancelToken, GroupError, GroupSpawnAsync, JoinNext, TaskGroup, TaskId, TimedOut};
 #[cfg(feature = "alloc")]
 pub use task::Task;
 

@@ -413,6 +413,25 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
         crate::std::scope::scope_with(&|task, mode| Engine::submit(&self.engine, task, mode), f)
     }
 
+    /// A [`TaskGroup`](crate::TaskGroup) on this pool: tasks spawned
+    /// together, joined as they complete, cancelled together. The group
+    /// holds the pool's engine, not this handle: it does not keep the pool
+    /// open (once the pool is released, its spawns are refused `Closed`).
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(4).unwrap();
+    /// let mut group = pool.group::<usize>();
+    /// for word in ["ant", "pool", "group"] {
+    ///     group.spawn(move || word.len()).unwrap();
+    /// }
+    /// assert_eq!(group.join_all().into_iter().map(Result::unwrap).collect::<Vec<_>>(), [3, 4, 5]);
+    /// ```
+    #[cfg(feature = "std")]
+    #[must_use]
+    pub fn group<T: Send + 'static>(&self) -> crate::std::group::TaskGroup<T> {
+        crate::std::group::TaskGroup::new(Box::new(self.engine.clone()))
+    }
+
     /// Like [`submit`](Pool::submit), but never blocks: a saturated pool returns
     /// [`SubmitError::Overload`] with the task.
     ///

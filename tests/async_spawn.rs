@@ -7,44 +7,16 @@
 
 mod common;
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::mpsc;
-use std::task::{Context, Poll, Waker};
+use std::task::Poll;
 use std::thread;
 use std::time::Duration;
 
 use antpool::{AbortHandle, Pool, SpawnAsync, SpawnError};
-use common::{Counter, PATIENCE, counting_waker, eventually, occupy, queue_pool};
-
-fn poll_once<F: Future + Unpin>(fut: &mut F, waker: &Waker) -> Poll<F::Output> {
-    Pin::new(fut).poll(&mut Context::from_waker(waker))
-}
-
-/// Polls a saturated spawn until it waits in the pool's line.
-fn join_line<F: Future + Unpin>(fut: &mut F, waker: &Waker, pool: &Pool) {
-    let before = pool.waiting();
-    assert!(
-        eventually(|| {
-            assert!(
-                poll_once(fut, waker).is_pending(),
-                "resolved instead of waiting"
-            );
-            pool.waiting() > before
-        }),
-        "the future never joined the line"
-    );
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_time()
-        .build()
-        .unwrap()
-}
+use common::poll::{counting_waker, join_line, poll_once, runtime};
+use common::{Counter, PATIENCE, eventually, occupy, queue_pool};
 
 /// The future's type is what the docs promise.
 fn is_static_send<T: Send + 'static>(_: &T) {}

@@ -17,7 +17,8 @@ use std::thread;
 use std::time::Duration;
 
 use antpool::{Pool, PoolWithFunc};
-use common::{Count, Counter, Gate, PATIENCE, counting_waker, eventually, occupy};
+use common::poll::{Count, counting_waker};
+use common::{Counter, Gate, PATIENCE, eventually, occupy};
 
 fn poll_once<F: Future + ?Sized>(fut: Pin<&mut F>, waker: &Waker) -> Poll<F::Output> {
     fut.poll(&mut Context::from_waker(waker))

@@ -28,6 +28,8 @@ use loom::thread;
 mod abort;
 #[path = "loom/async_waiters.rs"]
 mod async_waiters;
+#[path = "loom/group.rs"]
+mod group;
 #[path = "loom/isr.rs"]
 mod isr;
 #[path = "loom/join.rs"]

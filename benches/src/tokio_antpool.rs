@@ -32,7 +32,9 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    pool.spawn_async(f).await.expect("open pool, and the task ran")
+    pool.spawn_async(f)
+        .await
+        .expect("open pool, and the task ran")
 }
 
 /// Runs `f` on `pool` through `submit_async`, its result coming back in a

@@ -498,6 +498,25 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
         crate::std::scope::scope_with(&|task, mode| self.shards.submit(task, mode), f)
     }
 
+    /// A [`TaskGroup`](crate::TaskGroup) whose tasks go to the pools by the
+    /// load-balancing rule; see [`Pool::group`](crate::Pool::group). It holds
+    /// the pools' engines, not the multi-pool: it does not keep it open.
+    ///
+    /// ```
+    /// use antpool::{LoadBalancing, MultiPool};
+    /// let mp = MultiPool::new(2, 2, LoadBalancing::RoundRobin).unwrap();
+    /// let mut group = mp.group::<u32>();
+    /// for n in 1..=6 {
+    ///     group.spawn(move || n).unwrap();
+    /// }
+    /// assert_eq!(group.join_all().into_iter().map(Result::unwrap).sum::<u32>(), 21);
+    /// ```
+    #[cfg(feature = "std")]
+    #[must_use]
+    pub fn group<T: Send + 'static>(&self) -> crate::std::group::TaskGroup<T> {
+        crate::std::group::TaskGroup::new(alloc::boxed::Box::new(self.shards.engines_only()))
+    }
+
     multi_methods! {
         mp: "antpool::MultiPool::new(2, 3, antpool::LoadBalancing::RoundRobin).unwrap()",
         submit: "mp.submit(|| ()).unwrap()",

@@ -49,14 +49,26 @@ where
     }
 }
 
+/// A pool's engine alone: what a multi-pool's task group submits through
+/// (see `Shards::engines_only`).
+#[cfg(feature = "std")]
+impl<F: Flavor> Shard for Arc<Engine<F>> {
+    type Flavor = F;
+    fn handle(&self) -> &Arc<Engine<F>> {
+        self
+    }
+}
+
 type TaskOf<P> = <<P as Shard>::Flavor as Flavor>::Task;
 
 /// The pools of a multi-pool, and the balancing and sums over them.
 pub(crate) struct Shards<P> {
     pools: Box<[P]>,
     balancing: LoadBalancing,
-    next: AtomicUsize,
-    closed: AtomicBool,
+    /// The round robin's turn, and whether the multi-pool is released: shared
+    /// with the multi-pool's engines-only twin ([`Shards::engines_only`]).
+    next: Arc<AtomicUsize>,
+    closed: Arc<AtomicBool>,
     /// Submissions the multi-pool refused (a pool's refusal that another pool
     /// then took is not one). Shared with the async submits' futures, which
     /// outlive any borrow of the multi-pool.
@@ -76,10 +88,24 @@ impl<P: Shard> Shards<P> {
         Ok(Shards {
             pools: pools.into_boxed_slice(),
             balancing,
-            next: AtomicUsize::new(0),
-            closed: AtomicBool::new(false),
+            next: Arc::new(AtomicUsize::new(0)),
+            closed: Arc::new(AtomicBool::new(false)),
             rejected: Arc::new(AtomicUsize::new(0)),
         })
+    }
+
+    /// The same multi-pool by its engines only — not the pools' handles, so
+    /// it keeps none of them open — submitting as this one does: the same
+    /// turn, closed flag and refusal count. (A task group holds it.)
+    #[cfg(feature = "std")]
+    pub(crate) fn engines_only(&self) -> Shards<Arc<Engine<P::Flavor>>> {
+        Shards {
+            pools: self.engines().cloned().collect(),
+            balancing: self.balancing,
+            next: self.next.clone(),
+            closed: self.closed.clone(),
+            rejected: self.rejected.clone(),
+        }
     }
 
     /// How many pools.
@@ -321,5 +347,24 @@ impl<P: Shard> Shards<P> {
             let left = timeout.saturating_sub(engine.now().saturating_duration_since(start));
             engine.wait_idle(Some(left))
         })
+    }
+}
+
+#[cfg(feature = "std")]
+impl<F> crate::std::group::Target for Shards<Arc<Engine<F>>>
+where
+    F: Flavor<Task = crate::task::SmallTask>,
+    Engine<F>: Send + Sync,
+{
+    fn submit(
+        &self,
+        task: crate::task::SmallTask,
+        mode: Mode,
+    ) -> Result<(), SubmitError<crate::task::SmallTask>> {
+        Shards::submit(self, task, mode)
+    }
+
+    fn admit(&self, task: crate::task::SmallTask) -> crate::std::spawn_async::Admission {
+        Box::pin(self.submit_async(task, true))
     }
 }

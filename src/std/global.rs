@@ -166,6 +166,22 @@ where
     pool().scope(f)
 }
 
+/// A [`TaskGroup`](crate::TaskGroup) on the default pool; see
+/// [`Pool::group`].
+///
+/// ```
+/// let mut group = antpool::group::<u32>();
+/// for n in 0..4 {
+///     group.spawn(move || n * n).unwrap();
+/// }
+/// let squares: Vec<u32> = group.join_all().into_iter().map(Result::unwrap).collect();
+/// assert_eq!(squares, [0, 1, 4, 9]);
+/// ```
+#[must_use]
+pub fn group<T: Send + 'static>() -> crate::std::group::TaskGroup<T> {
+    pool().group()
+}
+
 /// Live workers of the default pool; 0 before its first task (and the pool is
 /// not created just to answer).
 ///

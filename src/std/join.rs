@@ -50,15 +50,27 @@ pub struct JoinHandle<R> {
     slot: Arc<Slot<R>>,
 }
 
+/// What holds a task's slot for its [`Reply`]: the slot itself, a scoped
+/// task's packet (`scope.rs`), or a task group's entry (`group/`).
+pub(crate) trait Holder<R>: AsRef<Slot<R>> {
+    /// The reply, dropping, filled the slot (`Cancelled`: the task was dropped
+    /// unrun) and lets `holder` go. A group's entry reports there (the slot
+    /// has no joiner of its own to wake); others just drop it.
+    fn filled_on_drop(holder: Arc<Self>) {
+        drop(holder);
+    }
+}
+
+impl<R> Holder<R> for Slot<R> {}
+
 /// The task side of a [`JoinHandle`]: fills the slot once; dropped unfilled, it
-/// reports `Cancelled`. `P` is what holds the slot: the slot itself, or a
-/// scoped task's packet (`scope.rs`).
-pub(crate) struct Reply<R, P: AsRef<Slot<R>> = Slot<R>> {
+/// reports `Cancelled`. `P` is what holds the slot (see [`Holder`]).
+pub(crate) struct Reply<R, P: Holder<R> = Slot<R>> {
     slot: Option<Arc<P>>,
     result: PhantomData<fn(R)>,
 }
 
-impl<R, P: AsRef<Slot<R>>> Reply<R, P> {
+impl<R, P: Holder<R>> Reply<R, P> {
     /// The reply that fills the slot in `holder`.
     pub(crate) fn new(holder: Arc<P>) -> Self {
         Reply {
@@ -73,6 +85,11 @@ impl<R, P: AsRef<Slot<R>>> Reply<R, P> {
         self.slot
             .as_ref()
             .is_none_or(|holder| (**holder).as_ref().begin())
+    }
+
+    /// What holds the slot (until the reply delivers).
+    pub(crate) fn holder(&self) -> Option<&P> {
+        self.slot.as_deref()
     }
 }
 
@@ -165,7 +182,7 @@ pub(crate) fn call<R>(f: impl FnOnce() -> R) -> (Result<R, JoinError>, Outcome) 
     }
 }
 
-impl<R, P: AsRef<Slot<R>>> Reply<R, P> {
+impl<R, P: Holder<R>> Reply<R, P> {
     /// Runs `f` ([`call`]) and delivers the result.
     pub(crate) fn run(mut self, f: impl FnOnce() -> R) -> Outcome {
         let (result, outcome) = call(f);
@@ -199,14 +216,22 @@ impl<R, P: AsRef<Slot<R>>> Reply<R, P> {
     }
 }
 
-impl<R, P: AsRef<Slot<R>>> Drop for Reply<R, P> {
+impl<R, P: Holder<R>> Drop for Reply<R, P> {
     fn drop(&mut self) {
         if let Some(holder) = self.slot.take() {
             let slot = (*holder).as_ref();
             // Dropped unrun: cancelled (unless an abort was first). Begun and
             // dropped without a result (nothing does that today): cancelled.
-            if !slot.cancel() && slot.is_started() {
+            let filled = if slot.cancel() {
+                true
+            } else if slot.is_started() {
                 slot.fill(Err(JoinError::cancelled()));
+                true
+            } else {
+                false
+            };
+            if filled {
+                P::filled_on_drop(holder);
             }
         }
     }

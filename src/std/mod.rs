@@ -9,6 +9,7 @@
 mod abort;
 mod clock;
 pub(crate) mod global;
+pub(crate) mod group;
 pub(crate) mod hooks;
 pub(crate) mod join;
 mod join_error;
@@ -22,6 +23,7 @@ mod spawner;
 
 pub use abort::{AbortHandle, AbortOnDrop};
 pub use clock::StdClock;
+pub use group::{CancelToken, GroupError, GroupSpawnAsync, JoinNext, TaskGroup, TaskId, TimedOut};
 pub use join::JoinHandle;
 pub use join_error::{JoinError, SpawnError};
 pub use lock::StdLock;

@@ -41,7 +41,7 @@ use loom::sync::{Condvar, Mutex};
 #[cfg(not(antpool_loom))]
 use std::sync::{Condvar, Mutex};
 
-use super::join::{Reply, Slot, call};
+use super::join::{Holder, Reply, Slot, call};
 use super::join_error::JoinError;
 use crate::engine::Mode;
 use crate::error::SubmitError;
@@ -112,6 +112,8 @@ impl<T> AsRef<Slot<T>> for Packet<T> {
         &self.slot
     }
 }
+
+impl<T> Holder<T> for Packet<T> {}
 
 impl<T> Drop for Packet<T> {
     fn drop(&mut self) {

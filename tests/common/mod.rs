@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod poll;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -248,19 +250,4 @@ pub fn on_manual_clock(
         .build()
         .unwrap();
     (pool, clock, spawner)
-}
-
-/// A waker that counts its wake-ups (`.0`).
-pub struct Count(pub AtomicUsize);
-
-impl std::task::Wake for Count {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
-/// A waker, and the count of its wake-ups.
-pub fn counting_waker() -> (std::task::Waker, Arc<Count>) {
-    let count = Arc::new(Count(AtomicUsize::new(0)));
-    (std::task::Waker::from(count.clone()), count)
 }

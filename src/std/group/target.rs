@@ -1,0 +1,35 @@
+//! Where a group's tasks go: the engine of a [`Pool`](crate::Pool) (also the
+//! default pool's), or a [`MultiPool`](crate::MultiPool)'s engines with its
+//! load balancing (`multi/shards.rs`). A group holds this, not the pool's
+//! handle, as workers do: it never keeps a pool open.
+
+use ::std::boxed::Box;
+use ::std::sync::Arc;
+
+use crate::engine::{Admit, Engine, Flavor, Mode};
+use crate::error::SubmitError;
+use crate::std::spawn_async::Admission;
+use crate::task::SmallTask;
+
+/// A pool a group submits to, by its engine(s).
+pub(crate) trait Target: Send + Sync + 'static {
+    /// Submits `task` as the pool's `spawn` does in `mode`.
+    fn submit(&self, task: SmallTask, mode: Mode) -> Result<(), SubmitError<SmallTask>>;
+
+    /// The async submit of `task`: resolves once the pool took it (woken by
+    /// the serve, as `submit_async`'s future is), or refused it.
+    fn admit(&self, task: SmallTask) -> Admission;
+}
+
+impl<F: Flavor<Task = SmallTask>> Target for Arc<Engine<F>>
+where
+    Engine<F>: Send + Sync,
+{
+    fn submit(&self, task: SmallTask, mode: Mode) -> Result<(), SubmitError<SmallTask>> {
+        Engine::submit(self, task, mode)
+    }
+
+    fn admit(&self, task: SmallTask) -> Admission {
+        Box::pin(Admit::<F, Arc<Engine<F>>>::new(self.clone(), task, true))
+    }
+}
