@@ -278,6 +278,51 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
         self
     }
 
+    /// A queue and a line of blocked submitters per
+    /// [`Priority`](crate::Priority); see [`Options::priorities`].
+    ///
+    /// ```
+    /// use antpool::{Pool, Priority};
+    /// let pool = Pool::builder().capacity(2).max_queued_tasks(16).priorities(true).build().unwrap();
+    /// assert!(pool.has_priorities());
+    /// pool.with_priority(Priority::Low).submit(|| ()).unwrap();
+    /// # pool.release_timeout(std::time::Duration::from_secs(5)).unwrap();
+    /// ```
+    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
+    pub fn priorities(mut self, on: bool) -> Self {
+        self.options = self.options.priorities(on);
+        self
+    }
+
+    /// Keeps `r` of a hand-off pool's capacity for `High` tasks; see
+    /// [`Options::reserve_for_high`].
+    ///
+    /// ```
+    /// use antpool::{BuildError, Pool};
+    /// let pool = Pool::builder().capacity(4).priorities(true).reserve_for_high(1).build();
+    /// assert!(pool.is_ok());
+    /// let queued = Pool::builder().capacity(4).max_queued_tasks(8).priorities(true).reserve_for_high(1);
+    /// assert_eq!(queued.build().unwrap_err(), BuildError::InvalidReserve);
+    /// ```
+    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
+    pub fn reserve_for_high(mut self, r: usize) -> Self {
+        self.options = self.options.reserve_for_high(r);
+        self
+    }
+
+    /// A floor for lower levels: after `k` takes in a row from higher levels
+    /// while a lower one waits, it gets one; see [`Options::starvation_bound`].
+    ///
+    /// ```
+    /// let pool = antpool::Pool::builder().capacity(2).priorities(true).starvation_bound(4).build();
+    /// assert!(pool.is_ok());
+    /// ```
+    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
+    pub fn starvation_bound(mut self, k: u32) -> Self {
+        self.options = self.options.starvation_bound(k);
+        self
+    }
+
     /// Replaces all [`Options`] at once.
     ///
     /// ```
@@ -468,7 +513,7 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Builder<ForPool, Q, C, S> {
     pub fn build(self) -> Result<Pool<Q, C, S>, BuildError> {
         let (config, queue, parts) = self.parts()?;
         let ring = config.ring_size();
-        let engine = Engine::new(
+        let mut engine = Engine::new(
             config,
             queue,
             boxed_slots(ring),
@@ -477,6 +522,7 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Builder<ForPool, Q, C, S> {
             parts.spawner,
             parts.exec.wrap(RunTask),
         );
+        engine.add_levels(ring);
         let pool = Pool::from_engine(Arc::new(engine));
         warm(pool.engine())?;
         Ok(pool)
@@ -508,7 +554,8 @@ where
         let exec = parts.exec.wrap(CallFn::new(parts.make.func));
         let ring = config.ring_size();
         let slots = boxed_slots(ring);
-        let engine = Engine::new(config, queue, slots, ring, parts.clock, parts.spawner, exec);
+        let mut engine = Engine::new(config, queue, slots, ring, parts.clock, parts.spawner, exec);
+        engine.add_levels(ring);
         let pool = PoolWithFunc::from_engine(Arc::new(engine));
         warm(pool.engine())?;
         Ok(pool)

@@ -294,6 +294,9 @@ pub enum BuildError {
     /// The platform could not start the `min_idle` workers (the `Spawner`
     /// refused a thread); the workers that did start were released.
     SpawnFailed,
+    /// `reserve_for_high(r)` without `priorities(true)`, on a pool with a
+    /// queue or without a capacity, or with `r` not below the capacity.
+    InvalidReserve,
 }
 
 impl BuildError {
@@ -333,6 +336,9 @@ impl BuildError {
                 "invalid min_idle: more warm workers than the pool's capacity"
             }
             BuildError::SpawnFailed => "the platform could not start the pool's min_idle workers",
+            BuildError::InvalidReserve => {
+                "invalid reserve_for_high: it needs priorities(true), a hand-off pool (no queue) and a reserve below the capacity"
+            }
         }
     }
 }

@@ -22,6 +22,7 @@ use crate::error::BuildError;
 use crate::error::SubmitError;
 use crate::exec::{Call, CallFn, CallOf, Guarded, WorkFn};
 use crate::owner::Owner;
+use crate::priority::Priority;
 use crate::queue::WorkerQueue;
 use crate::spawner::Spawner;
 
@@ -210,13 +211,19 @@ where
     /// let pool = antpool::PoolWithFunc::new(1, |rc: std::rc::Rc<u8>| drop(rc)).unwrap();
     /// ```
     pub fn invoke(&self, arg: A) -> Result<(), SubmitError<A>> {
-        self.invoke_in(arg, Mode::Block)
+        self.invoke_in(arg, Mode::Block, Priority::Normal)
     }
 
-    /// [`invoke`](PoolWithFunc::invoke) in `mode`: blocking, never, or for at
-    /// most a time (`deadline.rs`).
-    pub(crate) fn invoke_in(&self, arg: A, mode: Mode) -> Result<(), SubmitError<A>> {
-        Engine::submit(&self.engine, Call::new(arg), mode).map_err(|e| e.map(Call::into_arg))
+    /// [`invoke`](PoolWithFunc::invoke) in `mode` (blocking, never, or for at
+    /// most a time: `deadline.rs`) at `priority`.
+    pub(crate) fn invoke_in(
+        &self,
+        arg: A,
+        mode: Mode,
+        priority: Priority,
+    ) -> Result<(), SubmitError<A>> {
+        Engine::submit(&self.engine, Call::new(arg), mode, priority)
+            .map_err(|e| e.map(Call::into_arg))
     }
 
     /// [`invoke`](PoolWithFunc::invoke) for async code: a future that waits for
@@ -250,10 +257,23 @@ where
     + Send
     + 'static
     + use<A, F, Q, C, S> {
+        self.invoke_async_at(arg, Priority::Normal)
+    }
+
+    /// [`invoke_async`](PoolWithFunc::invoke_async) at `priority`.
+    pub(crate) fn invoke_async_at(
+        &self,
+        arg: A,
+        priority: Priority,
+    ) -> impl core::future::Future<Output = Result<(), SubmitError<A>>>
+    + Send
+    + 'static
+    + use<A, F, Q, C, S> {
         crate::engine::Admit::<_, Arc<FuncEngine<A, F, Q, C, S>>>::new(
             self.engine.clone(),
             Call::new(arg),
             true,
+            priority,
         )
         .map_err(Call::into_arg)
     }
@@ -280,8 +300,18 @@ where
     /// ```
     #[cfg(feature = "std")]
     pub fn call(&self, arg: A) -> Result<crate::JoinHandle<F::Output>, SubmitError<A>> {
+        self.call_at(arg, Priority::Normal)
+    }
+
+    /// [`call`](PoolWithFunc::call) at `priority`.
+    #[cfg(feature = "std")]
+    pub(crate) fn call_at(
+        &self,
+        arg: A,
+        priority: Priority,
+    ) -> Result<crate::JoinHandle<F::Output>, SubmitError<A>> {
         let (handle, reply) = crate::std::join::pair();
-        Engine::submit(&self.engine, Call::with_reply(arg, reply), Mode::Block)
+        Engine::submit(&self.engine, Call::with_reply(arg, reply), Mode::Block, priority)
             .map_err(|e| e.map(Call::into_arg))?;
         Ok(handle)
     }
@@ -307,7 +337,7 @@ where
     /// drop(hold);
     /// ```
     pub fn try_invoke(&self, arg: A) -> Result<(), SubmitError<A>> {
-        self.invoke_in(arg, Mode::Try)
+        self.invoke_in(arg, Mode::Try, Priority::Normal)
     }
 
     /// Changes the capacity at run time; see [`Pool::tune`](crate::Pool::tune).

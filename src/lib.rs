@@ -156,6 +156,9 @@ mod owner;
 #[cfg(feature = "alloc")]
 mod pool;
 pub mod port;
+#[cfg(feature = "alloc")]
+mod prioritized;
+mod priority;
 mod queue;
 mod spawner;
 mod static_func;
@@ -176,6 +179,7 @@ pub use func::PoolWithFunc;
 pub use multi::{LoadBalancing, MultiPool, MultiPoolWithFunc};
 pub use oneshot::{Oneshot, Recv};
 pub use options::{DEFAULT_EXPIRY, MAX_CAPACITY, Options};
+pub use priority::{Prioritized, Priority};
 #[cfg(feature = "alloc")]
 pub use pool::Pool;
 pub use queue::WorkerRing;

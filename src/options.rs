@@ -49,6 +49,9 @@ enum Capacity {
 /// | `max_blocking_tasks(n)` | 0 (no limit) | at most `n` submitters block at once; more are rejected |
 /// | `max_queued_tasks(n)` / `unbounded_queue()` | off | queue mode: a saturated pool queues up to `n` tasks (or any number) before blocking or rejecting |
 /// | `min_idle(n)` | 0 | `n` warm workers: started at build, and expiry never leaves fewer than `n` idle |
+/// | `priorities(b)` | `false` | `true`: a queue and a line of blocked submitters per [`Priority`](crate::Priority) |
+/// | `reserve_for_high(r)` | 0 | a hand-off pool with priorities admits `Normal` and `Low` only while fewer than `cap - r` tasks are in flight |
+/// | `starvation_bound(k)` | 0 (strict) | after `k` takes from higher levels while a lower one waits, a worker takes the lower one's oldest |
 ///
 /// Validation, in this order: an expiry of zero is [`BuildError::InvalidExpiry`]
 /// (whatever the capacity); no capacity chosen is [`BuildError::MissingCapacity`];
@@ -56,7 +59,9 @@ enum Capacity {
 /// [`MAX_CAPACITY`] [`BuildError::CapacityTooLarge`]; `prealloc` with an
 /// unbounded pool is [`BuildError::InvalidPreAllocSize`]; a `min_idle` above the
 /// capacity (or above [`MAX_CAPACITY`] for an unbounded pool) is
-/// [`BuildError::InvalidMinIdle`].
+/// [`BuildError::InvalidMinIdle`]; a `reserve_for_high` without
+/// `priorities(true)`, on a pool with a queue or unbounded, or not below the
+/// capacity is [`BuildError::InvalidReserve`].
 ///
 /// ```
 /// use antpool::{BuildError, Options};
@@ -77,6 +82,9 @@ pub struct Options {
     max_blocking_tasks: usize,
     queue_limit: usize,
     min_idle: usize,
+    priorities: bool,
+    reserve_for_high: usize,
+    starvation_bound: u32,
 }
 
 impl Default for Options {
@@ -103,6 +111,9 @@ impl Options {
             max_blocking_tasks: 0,
             queue_limit: 0,
             min_idle: 0,
+            priorities: false,
+            reserve_for_high: 0,
+            starvation_bound: 0,
         }
     }
 
@@ -243,6 +254,62 @@ impl Options {
         self
     }
 
+    /// `true`: tasks and blocked submitters wait per [`Priority`](crate::Priority)
+    /// — a queue (queue mode: `max_queued_tasks(n)` gives each level `n`) and
+    /// a line of blocked submitters per level, served `High` first, FIFO
+    /// within a level; submit at a level through `with_priority`. `false`
+    /// (the default): every level maps to the one queue and the one line. A
+    /// [`StaticPoolWithFunc`](crate::StaticPoolWithFunc) keeps its one ring
+    /// (three would take three times its inline slots): the lines and the
+    /// reserve are per level there, the queue is not.
+    ///
+    /// ```
+    /// assert!(antpool::Options::new().capacity(4).priorities(true).validate().is_ok());
+    /// ```
+    #[must_use = "`Options` are a value: use the one this returns"]
+    pub const fn priorities(mut self, on: bool) -> Self {
+        self.priorities = on;
+        self
+    }
+
+    /// Keeps `r` of a hand-off pool's capacity for `High` tasks: `Normal` and
+    /// `Low` are admitted only while fewer than `cap - r` tasks are in flight,
+    /// `High` up to the capacity (after `tune(c)`, the reserve is at most
+    /// `c - 1`, so every level keeps a place). Needs `priorities(true)` and a
+    /// hand-off pool (a queue pool's levels have a queue each instead), and
+    /// `r` below the capacity: else [`BuildError::InvalidReserve`].
+    ///
+    /// ```
+    /// use antpool::{BuildError, Options};
+    /// let o = Options::new().capacity(4).priorities(true).reserve_for_high(1);
+    /// assert!(o.validate().is_ok());
+    /// let no_levels = Options::new().capacity(4).reserve_for_high(1);
+    /// assert_eq!(no_levels.validate(), Err(BuildError::InvalidReserve));
+    /// ```
+    #[must_use = "`Options` are a value: use the one this returns"]
+    pub const fn reserve_for_high(mut self, r: usize) -> Self {
+        self.reserve_for_high = r;
+        self
+    }
+
+    /// A floor for lower levels: a worker that took `k` tasks in a row from
+    /// higher levels while a lower level held tasks takes the oldest task of
+    /// the highest such lower level next (so each busy worker gives waiting
+    /// lower levels at least one take in `k + 1`); room for blocked
+    /// submitters is granted by the same rule. 0 (the default): strict —
+    /// `Low` runs only when no `Normal` or `High` task waits. Without
+    /// `priorities(true)` it does nothing.
+    ///
+    /// ```
+    /// let o = antpool::Options::new().capacity(2).priorities(true).starvation_bound(8);
+    /// assert!(o.validate().is_ok());
+    /// ```
+    #[must_use = "`Options` are a value: use the one this returns"]
+    pub const fn starvation_bound(mut self, k: u32) -> Self {
+        self.starvation_bound = k;
+        self
+    }
+
     /// Checks the options (see the [type docs](Options) for the rules and order).
     ///
     /// # Errors
@@ -280,6 +347,15 @@ impl Options {
         if self.min_idle > most {
             return Err(BuildError::InvalidMinIdle);
         }
+        if self.reserve_for_high > 0 {
+            let fits = match capacity {
+                Some(cap) => self.reserve_for_high < cap,
+                None => false,
+            };
+            if !self.priorities || self.queue_limit != 0 || !fits {
+                return Err(BuildError::InvalidReserve);
+            }
+        }
         Ok(Config {
             capacity,
             expiry: self.expiry,
@@ -289,6 +365,9 @@ impl Options {
             max_blocking: self.max_blocking_tasks,
             queue_limit: self.queue_limit,
             min_idle: self.min_idle,
+            priorities: self.priorities,
+            reserve_for_high: self.reserve_for_high,
+            starvation_bound: self.starvation_bound,
         })
     }
 }

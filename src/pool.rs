@@ -13,6 +13,7 @@ use crate::error::BuildError;
 use crate::error::SubmitError;
 use crate::exec::{Guarded, RunTask};
 use crate::owner::Owner;
+use crate::priority::Priority;
 use crate::queue::{IdleQueue, WorkerQueue};
 use crate::spawner::Spawner;
 use crate::task::{SmallTask, Task};
@@ -193,16 +194,21 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     where
         F: FnOnce() + Send + 'static,
     {
-        self.submit_in(task, Mode::Block)
+        self.submit_in(task, Mode::Block, Priority::Normal)
     }
 
-    /// [`submit`](Pool::submit) in `mode`: blocking, never, or for at most a
-    /// time (`deadline.rs`).
-    pub(crate) fn submit_in<F>(&self, task: F, mode: Mode) -> Result<(), SubmitError<Task>>
+    /// [`submit`](Pool::submit) in `mode` (blocking, never, or for at most a
+    /// time: `deadline.rs`) at `priority`.
+    pub(crate) fn submit_in<F>(
+        &self,
+        task: F,
+        mode: Mode,
+        priority: Priority,
+    ) -> Result<(), SubmitError<Task>>
     where
         F: FnOnce() + Send + 'static,
     {
-        Engine::submit(&self.engine, SmallTask::new(task), mode)
+        Engine::submit(&self.engine, SmallTask::new(task), mode, priority)
             .map_err(|e| e.map(SmallTask::into_box))
     }
 
@@ -251,21 +257,24 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        self.spawn_in(f, Mode::Block)
+        self.spawn_in(f, Mode::Block, Priority::Normal)
     }
 
-    /// [`spawn`](Pool::spawn) in `mode`.
+    /// [`spawn`](Pool::spawn) in `mode` at `priority`.
     #[cfg(feature = "std")]
     pub(crate) fn spawn_in<F, R>(
         &self,
         f: F,
         mode: Mode,
+        priority: Priority,
     ) -> Result<crate::std::join::JoinHandle<R>, SubmitError<crate::error::Rejected<F>>>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        crate::std::join::spawn_with(f, |job| Engine::submit(&self.engine, job, mode))
+        crate::std::join::spawn_with(f, |job| {
+            Engine::submit(&self.engine, job, mode, priority)
+        })
     }
 
     /// [`submit`](Pool::submit) for async code: a future that waits for room
@@ -319,10 +328,27 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     where
         F: FnOnce() + Send + 'static,
     {
+        self.submit_async_at(task, Priority::Normal)
+    }
+
+    /// [`submit_async`](Pool::submit_async) at `priority`.
+    pub(crate) fn submit_async_at<F>(
+        &self,
+        task: F,
+        priority: Priority,
+    ) -> impl core::future::Future<Output = Result<(), SubmitError<Task>>>
+    + Send
+    + 'static
+    + use<F, Q, C, S>
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        let task = SmallTask::new(task);
         crate::engine::Admit::<_, Arc<PoolEngine<Q, C, S>>>::new(
             self.engine.clone(),
-            SmallTask::new(task),
+            task,
             true,
+            priority,
         )
         .map_err(SmallTask::into_box)
     }
@@ -365,11 +391,26 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
+        self.spawn_async_at(f, Priority::Normal)
+    }
+
+    /// [`spawn_async`](Pool::spawn_async) at `priority`.
+    #[cfg(feature = "std")]
+    pub(crate) fn spawn_async_at<F, R>(
+        &self,
+        f: F,
+        priority: Priority,
+    ) -> crate::std::spawn_async::SpawnAsync<F, R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
         let (handle, task) = crate::std::join::spawned(f);
         let admit = crate::engine::Admit::<_, Arc<PoolEngine<Q, C, S>>>::new(
             self.engine.clone(),
             task,
             false,
+            priority,
         );
         crate::std::spawn_async::SpawnAsync::new(Box::pin(admit), handle)
     }
@@ -410,7 +451,10 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     where
         F: for<'scope> FnOnce(&'scope crate::std::scope::Scope<'scope, 'env>) -> T,
     {
-        crate::std::scope::scope_with(&|task, mode| Engine::submit(&self.engine, task, mode), f)
+        crate::std::scope::scope_with(
+            &|task, mode| Engine::submit(&self.engine, task, mode, Priority::Normal),
+            f,
+        )
     }
 
     /// A [`TaskGroup`](crate::TaskGroup) on this pool: tasks spawned
@@ -455,7 +499,7 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     where
         F: FnOnce() + Send + 'static,
     {
-        self.submit_in(task, Mode::Try)
+        self.submit_in(task, Mode::Try, Priority::Normal)
     }
 }
 

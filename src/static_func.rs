@@ -10,6 +10,7 @@ use crate::engine::{Engine, Mode, Parts, Slot};
 use crate::error::{BuildError, SubmitError};
 use crate::exec::{Call, CallFn, CallOf, FnHooks, Guarded, guard_default, hooks_mut};
 use crate::options::Options;
+use crate::priority::Priority;
 use crate::queue::WorkerRing;
 use crate::spawner::Spawner;
 
@@ -81,6 +82,11 @@ where
     C: Clock,
     S: Spawner,
 {
+    /// The engine (for the faces' level methods, `prioritized.rs`).
+    pub(crate) fn engine_ref(&self) -> &StaticEngine<A, N, C, S> {
+        &self.engine
+    }
+
     /// Checks `options` for a static pool of `N` slots.
     const fn static_config(options: &Options) -> Result<crate::engine::Config, BuildError> {
         match options.config() {
@@ -252,7 +258,7 @@ where
     /// POOL.invoke(9).unwrap();
     /// ```
     pub fn invoke(&'static self, arg: A) -> Result<(), SubmitError<A>> {
-        self.invoke_in(arg, Mode::Block)
+        self.invoke_in(arg, Mode::Block, Priority::Normal)
     }
 
     /// [`invoke`](Self::invoke) for async code, without `std` or a heap: a
@@ -281,19 +287,34 @@ where
         &'static self,
         arg: A,
     ) -> impl core::future::Future<Output = Result<(), SubmitError<A>>> + Send + 'static {
+        self.invoke_async_at(arg, Priority::Normal)
+    }
+
+    /// [`invoke_async`](Self::invoke_async) at `priority`.
+    pub(crate) fn invoke_async_at(
+        &'static self,
+        arg: A,
+        priority: Priority,
+    ) -> impl core::future::Future<Output = Result<(), SubmitError<A>>> + Send + 'static {
         let handle: &'static StaticEngine<A, N, C, S> = &self.engine;
         crate::engine::Admit::<_, &'static StaticEngine<A, N, C, S>>::new(
             handle,
             Call::new(arg),
             true,
+            priority,
         )
         .map_err(Call::into_arg)
     }
 
-    /// [`invoke`](StaticPoolWithFunc::invoke) in `mode`.
-    pub(crate) fn invoke_in(&'static self, arg: A, mode: Mode) -> Result<(), SubmitError<A>> {
+    /// [`invoke`](StaticPoolWithFunc::invoke) in `mode` at `priority`.
+    pub(crate) fn invoke_in(
+        &'static self,
+        arg: A,
+        mode: Mode,
+        priority: Priority,
+    ) -> Result<(), SubmitError<A>> {
         let handle: &'static StaticEngine<A, N, C, S> = &self.engine;
-        Engine::submit(&handle, Call::new(arg), mode).map_err(|e| e.map(Call::into_arg))
+        Engine::submit(&handle, Call::new(arg), mode, priority).map_err(|e| e.map(Call::into_arg))
     }
 
     /// Like [`invoke`](Self::invoke), but never blocks: a saturated pool returns
@@ -317,7 +338,7 @@ where
     /// POOL.try_invoke(1).unwrap(); // starts the first worker
     /// ```
     pub fn try_invoke(&'static self, arg: A) -> Result<(), SubmitError<A>> {
-        self.invoke_in(arg, Mode::Try)
+        self.invoke_in(arg, Mode::Try, Priority::Normal)
     }
 
     /// Hands `arg` to a worker that is parked waiting for work, and wakes it;

@@ -33,6 +33,7 @@
 //! | `WAITERS` | submitters wait in the cold lock's FIFO: no newcomer may pass them |
 //! | `IDLERS` | `wait_idle` callers wait (a copy of `Ctl`'s flag, which a hand-off task's finish reads in its decrement) |
 //! | `PAUSED` | the pool is paused: a hand-off pool admits nothing (a copy of `Ctl`'s flag) |
+//! | `WAITERS_HIGH`, `WAITERS_LOW` | with levels: `High` / `Low` submitters wait (`WAITERS` is then `Normal`'s) |
 //!
 //! Widths: with 64-bit atomics each worker count has 16 bits (at most 65 535
 //! workers; [`MAX_WORKERS`], 65 534, keeps one count of margin); with only
@@ -265,9 +266,12 @@ impl Ctl {
 
 /// The admission flags (in the top bits of [`Adm`]).
 pub(crate) mod adm {
+    use crate::priority::Priority;
+
     /// The pool is released.
     pub(crate) const CLOSED: usize = 1 << (usize::BITS - 1);
-    /// Submitters wait in the FIFO.
+    /// Submitters wait in the FIFO (of `Normal`, with levels; the only one
+    /// without).
     pub(crate) const WAITERS: usize = 1 << (usize::BITS - 2);
     /// `wait_idle` callers wait (mirrors `Ctl`'s `IDLERS`, so that the
     /// hand-off task that brings the count to 0 learns it from its own RMW).
@@ -275,11 +279,38 @@ pub(crate) mod adm {
     /// The pool is paused (mirrors `Ctl`'s `PAUSED`): a hand-off pool admits
     /// nothing, as at capacity.
     pub(crate) const PAUSED: usize = 1 << (usize::BITS - 4);
+    /// `High` submitters wait in their FIFO (a pool with levels).
+    pub(crate) const WAITERS_HIGH: usize = 1 << (usize::BITS - 5);
+    /// `Low` submitters wait in their FIFO (a pool with levels).
+    pub(crate) const WAITERS_LOW: usize = 1 << (usize::BITS - 6);
+    /// Submitters wait, at any level.
+    pub(crate) const ANY_WAITERS: usize = WAITERS_HIGH | WAITERS | WAITERS_LOW;
     /// The count's mask.
-    pub(crate) const COUNT: usize = PAUSED - 1;
+    pub(crate) const COUNT: usize = WAITERS_LOW - 1;
+
+    /// The flag of `level`'s waiters.
+    #[inline]
+    pub(crate) const fn waiters(level: Priority) -> usize {
+        match level {
+            Priority::High => WAITERS_HIGH,
+            Priority::Normal => WAITERS,
+            Priority::Low => WAITERS_LOW,
+        }
+    }
+
+    /// The flags of the waiters at `level` and above (those a newcomer at
+    /// `level` may not pass in a hand-off pool).
+    #[inline]
+    pub(crate) const fn waiters_from(level: Priority) -> usize {
+        match level {
+            Priority::High => WAITERS_HIGH,
+            Priority::Normal => WAITERS_HIGH | WAITERS,
+            Priority::Low => ANY_WAITERS,
+        }
+    }
 }
 
-/// The admission word: a count and four flags (see the module docs).
+/// The admission word: a count and six flags (see the module docs).
 pub(crate) struct Adm(AtomicUsize);
 
 impl Adm {

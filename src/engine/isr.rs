@@ -69,7 +69,10 @@ impl<F: Flavor> Engine<F> {
         // leave the idle queue under it.
         let w = self.ctl.load();
         let admitted = match w.parked() > 0 && !w.has(PAUSED) {
-            true => self.gate.adm.enter(|a| self.refuses(a)),
+            true => self
+                .gate
+                .adm
+                .enter(|a| self.refuses(a, crate::priority::Priority::Normal)),
             false => Err(self.gate.adm.load()),
         };
         if let Err(a) = admitted {

@@ -198,12 +198,14 @@ impl<F: Flavor> Engine<F> {
         };
         let (woken, retired) = self.dismiss_parked(&mut cold);
         let turned_away = cold.waiters.take_all();
-        self.gate.adm.clear(adm::WAITERS);
+        self.gate.adm.clear(adm::ANY_WAITERS);
         self.counters.waiting.store(0, Relaxed);
         drop(cold);
         woken.finish_all(state::WAKE);
         retired.finish_all(state::RETIRE);
-        turned_away.finish_all(state::CLOSED);
+        for line in turned_away {
+            line.finish_all(state::CLOSED);
+        }
         pausers.finish_all(state::DONE);
         true
     }
@@ -318,7 +320,7 @@ impl<F: Flavor> Engine<F> {
             true => this.gate.adm.read_rmw(),
             false => 0,
         };
-        if a & adm::WAITERS != 0 {
+        if a & adm::ANY_WAITERS != 0 {
             this.let_waiters_in(handle);
         }
         this.maybe_quiet();

@@ -41,6 +41,7 @@ mod ctl;
 #[cfg(all(test, feature = "alloc", not(antpool_loom)))]
 mod fifo_tests;
 mod isr;
+mod lanes;
 mod launch;
 mod lifecycle;
 #[cfg(feature = "alloc")]
@@ -70,7 +71,8 @@ pub(crate) use wait_async::Admit;
 use ctl::{Adm, Ctl};
 use node::List;
 use padded::Padded;
-use transport::{Growth, Transport};
+use lanes::Lanes;
+use transport::Growth;
 
 /// What became of one task: the std faces report a caught panic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -180,6 +182,13 @@ pub(crate) struct Config {
     pub(crate) queue_limit: usize,
     /// Warm workers: started at build, and kept from expiry.
     pub(crate) min_idle: usize,
+    /// A queue and a line of waiters per level (`Priority`).
+    pub(crate) priorities: bool,
+    /// A hand-off pool's room kept for `High` (0: none).
+    pub(crate) reserve_for_high: usize,
+    /// Takes from higher levels in a row after which a waiting lower level
+    /// gets one (0: strict).
+    pub(crate) starvation_bound: u32,
 }
 
 impl Config {
@@ -261,8 +270,9 @@ struct Cold<F: Flavor> {
     /// Parked workers, by when they parked. Its length is the control word's
     /// `parked` whenever the lock is free (both change only under it).
     idle: F::Queue,
-    /// Blocked submitters, oldest first (threads and async tasks alike).
-    waiters: ListOf<F>,
+    /// Blocked submitters, oldest first (threads and async tasks alike): a
+    /// line per level.
+    waiters: waiters::Lines<<F as Flavor>::Task, SignalOf<F>>,
     /// Releasers waiting for the last worker thread to end.
     drains: ListOf<F>,
     /// `wait_idle` callers waiting for the pool to fall quiet.
@@ -330,7 +340,7 @@ struct Counters {
 pub(crate) struct Engine<F: Flavor> {
     gate: Padded<Gate>,
     ctl: Padded<Ctl>,
-    lane: Transport<F::Task, F::Slots>,
+    lane: Lanes<F::Task, F::Slots>,
     watch: watch::Watch,
     cold: Padded<lock_api::Mutex<LockOf<F>, Cold<F>>>,
     counters: Padded<Counters>,
@@ -382,11 +392,11 @@ impl<F: Flavor> Engine<F> {
                     cap: UntrackedUsize::new(cap),
                 }),
                 ctl: Padded::new(Ctl::new()),
-                lane: Transport::new(slots, ring_size, config.growth()),
+                lane: Lanes::new(slots, ring_size, config.growth()),
                 watch: watch::Watch::new(),
                 cold: Padded::new(new_mutex(Cold {
                     idle: queue,
-                    waiters: List::new(),
+                    waiters: waiters::Lines::new(),
                     drains: List::new(),
                     idlers: List::new(),
                     pausers: List::new(),
@@ -461,6 +471,25 @@ impl<F: Flavor> Engine<F> {
     /// Tasks in the lane: waiting for a worker to take them.
     pub(crate) fn queued(&self) -> usize {
         self.lane.len()
+    }
+
+    /// Tasks waiting at `level` (all of them, without a lane per level).
+    pub(crate) fn queued_at(&self, level: crate::priority::Priority) -> usize {
+        self.lane.len_at(level)
+    }
+
+    /// Whether submits wait per level (`priorities(true)`).
+    pub(crate) fn has_priorities(&self) -> bool {
+        self.config.priorities
+    }
+
+    /// Gives a heap pool with `priorities(true)` its `High` and `Low` lanes,
+    /// like its `Normal` one (`ring_size` slots each), before it serves.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn add_levels(&mut self, ring_size: usize) {
+        if self.config.priorities {
+            self.lane.add_levels(ring_size, self.config.growth());
+        }
     }
 
     /// The number of the next worker to start (see `Job::index`).

@@ -14,7 +14,7 @@
 //!   consumed that notify's token, and `notify` does not touch the node once the
 //!   token is visible ([`Signal`](crate::spawner::Signal) rule 6).
 
-use core::cell::UnsafeCell;
+use core::cell::{Cell, UnsafeCell};
 use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 use core::ptr::NonNull;
@@ -81,6 +81,10 @@ pub(crate) struct Node<T, Sig> {
     next: UnsafeCell<Option<NonNull<Node<T, Sig>>>>,
     task: UnsafeCell<MaybeUninit<T>>,
     wake: Wake<Sig>,
+    /// A worker's mailbox: its takes in a row from above a waiting lower
+    /// level (the starvation bound's count, `lanes.rs`). Only the worker
+    /// itself touches it.
+    streak: Cell<u32>,
 }
 
 impl<T, Sig: Signal> Node<T, Sig> {
@@ -92,6 +96,7 @@ impl<T, Sig: Signal> Node<T, Sig> {
                 next: UnsafeCell::new(None),
                 task: UnsafeCell::new(MaybeUninit::uninit()),
                 wake: Wake::Thread(signal),
+                streak: Cell::new(0),
             }
         }
     }
@@ -108,6 +113,7 @@ impl<T, Sig: Signal> Node<T, Sig> {
                 waker: UnsafeCell::new(None),
                 wake_served,
             },
+            streak: Cell::new(0),
         }
     }
 
@@ -118,7 +124,13 @@ impl<T, Sig: Signal> Node<T, Sig> {
             next: UnsafeCell::new(None),
             task: UnsafeCell::new(MaybeUninit::new(task)),
             wake: Wake::Thread(signal),
+            streak: Cell::new(0),
         }
+    }
+
+    /// The owner worker's count for the starvation bound (see `streak`).
+    pub(crate) fn streak(&self) -> &Cell<u32> {
+        &self.streak
     }
 
     pub(crate) fn state(&self) -> u8 {

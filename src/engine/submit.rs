@@ -27,6 +27,7 @@ use super::watch::BACKLOG_PER_BUSY;
 use super::{Engine, EngineRef, Flavor, Guard, Mode, NodeOf, launch};
 use crate::clock::{Clock, Instant};
 use crate::error::SubmitError;
+use crate::priority::Priority;
 use crate::queue::{IdleWorker, WorkerQueue};
 
 use crate::sync::Ordering::Relaxed;
@@ -67,13 +68,14 @@ fn refused<T>(a: usize, task: T) -> Attempt<T> {
 }
 
 impl<F: Flavor> Engine<F> {
-    /// Hands `task` to the pool: see the module docs.
+    /// Hands `task` to the pool at `priority`: see the module docs.
     pub(crate) fn submit<H: EngineRef<Self>>(
         handle: &H,
         task: F::Task,
         mode: Mode,
+        priority: Priority,
     ) -> Result<(), SubmitError<F::Task>> {
-        let result = Self::submit_or_hand_back(handle, task, mode);
+        let result = Self::submit_or_hand_back(handle, task, mode, priority);
         if let Err(_e) = &result {
             handle.engine().counters.rejected.fetch_add(1, Relaxed);
             #[cfg(feature = "tracing")]
@@ -95,13 +97,15 @@ impl<F: Flavor> Engine<F> {
         handle: &H,
         mut task: F::Task,
         mode: Mode,
+        priority: Priority,
     ) -> Result<(), SubmitError<F::Task>> {
         let this = handle.engine();
+        let level = this.level(priority);
         // `Within`: the deadline, on the pool's clock, from the first time the
         // pool was found saturated (`None` inside: too far to represent).
         let mut deadline: Option<Option<Instant>> = None;
         loop {
-            task = match this.attempt(handle, task) {
+            task = match this.attempt(handle, task, level) {
                 Attempt::Done(result) => return result,
                 Attempt::Saturated(task) => {
                     if mode == Mode::Try || this.config.nonblocking {
@@ -110,7 +114,7 @@ impl<F: Flavor> Engine<F> {
                     if let Mode::Within(timeout) = mode {
                         deadline.get_or_insert_with(|| this.clock.now().checked_add(timeout));
                     }
-                    match this.wait_for_room(handle, task, deadline.flatten()) {
+                    match this.wait_for_room(handle, task, deadline.flatten(), level) {
                         Attempt::Done(result) => return result,
                         Attempt::Saturated(task) => task, // room appeared: go round
                     }
@@ -119,19 +123,35 @@ impl<F: Flavor> Engine<F> {
         }
     }
 
-    /// Whether the admission word `a` refuses a newcomer: closed, submitters
-    /// wait, or — a hand-off pool — paused or at capacity.
+    /// Whether the admission word `a` refuses a newcomer at `level`: closed,
+    /// submitters wait that it may not pass (`waiters_block`), or — a hand-off
+    /// pool — paused or at the level's limit.
     #[inline]
-    pub(super) fn refuses(&self, a: usize) -> bool {
-        a & (adm::CLOSED | adm::WAITERS) != 0 || (self.config.handoff() && self.handoff_full(a))
+    pub(super) fn refuses(&self, a: usize, level: Priority) -> bool {
+        a & adm::CLOSED != 0
+            || self.waiters_block(a, level)
+            || (self.config.handoff() && self.handoff_full(a, level))
     }
 
-    /// Whether a hand-off pool admits nobody on the admission word `a`: paused,
-    /// or `capacity` tasks in flight (the newcomer's check, a grant's, and a
-    /// waiter's look at whether it is still saturated).
+    /// Whether a hand-off pool admits nobody at `level` on the admission word
+    /// `a`: paused, or as many tasks in flight as `level` may join — the
+    /// capacity for `High`, less the reserve (`reserve_for_high`, at most the
+    /// capacity less one) for the others (the newcomer's check, a grant's, and
+    /// a waiter's look at whether it is still saturated).
     #[inline]
-    pub(super) fn handoff_full(&self, a: usize) -> bool {
-        a & adm::PAUSED != 0 || a & adm::COUNT >= self.gate.cap.load(Relaxed)
+    pub(super) fn handoff_full(&self, a: usize, level: Priority) -> bool {
+        a & adm::PAUSED != 0 || a & adm::COUNT >= self.handoff_limit(level)
+    }
+
+    /// How many tasks in flight a hand-off pool admits a task at `level` below.
+    #[inline]
+    pub(super) fn handoff_limit(&self, level: Priority) -> usize {
+        let cap = self.gate.cap.load(Relaxed);
+        let reserve = self.config.reserve_for_high;
+        if reserve == 0 || level == Priority::High {
+            return cap;
+        }
+        cap - reserve.min(cap.saturating_sub(1))
     }
 
     /// One try: admit, place, ensure a taker.
@@ -141,6 +161,7 @@ impl<F: Flavor> Engine<F> {
         &self,
         handle: &H,
         task: F::Task,
+        level: Priority,
     ) -> Attempt<F::Task> {
         if self.config.lane_closes() {
             // Not a hand-off pool: the lane itself refuses a push once the pool
@@ -148,22 +169,27 @@ impl<F: Flavor> Engine<F> {
             // flags are read by a load (a submitter that passes a waiter
             // linking itself at this moment is one the CAS could pass too).
             let a = self.gate.adm.load();
-            if self.refuses(a) {
+            if self.refuses(a, level) {
                 return refused(a, task);
             }
-            return self.place(handle, task);
+            return self.place(handle, task, level);
         }
-        if let Err(a) = self.gate.adm.enter(|a| self.refuses(a)) {
+        if let Err(a) = self.gate.adm.enter(|a| self.refuses(a, level)) {
             return refused(a, task);
         }
         // A hand-off pool: the admission is the task's until it finishes.
-        self.place(handle, task)
+        self.place(handle, task, level)
     }
 
     /// Places an admitted task: a new worker carrying it, or the lane.
     // Inlined into `submit`, like `submit_or_hand_back`.
     #[inline(always)]
-    pub(super) fn place<H: EngineRef<Self>>(&self, handle: &H, task: F::Task) -> Attempt<F::Task> {
+    pub(super) fn place<H: EngineRef<Self>>(
+        &self,
+        handle: &H,
+        task: F::Task,
+        level: Priority,
+    ) -> Attempt<F::Task> {
         if self
             .ctl
             .update(|w| self.spawn_for(w).then(|| w.add_threads(1).add_busy(1)))
@@ -173,7 +199,7 @@ impl<F: Flavor> Engine<F> {
         }
         let mut task = task;
         loop {
-            match self.lane.push(task) {
+            match self.lane.push(task, level) {
                 Ok(()) => {
                     self.ensure_taker(handle);
                     return Attempt::Done(Ok(()));
@@ -430,7 +456,7 @@ impl<F: Flavor> Engine<F> {
     /// admission back, lets a waiter in if one waits, wakes `wait_idle` callers
     /// if the pool fell quiet.
     pub(super) fn task_done<H: EngineRef<Self>>(&self, handle: &H) {
-        if self.leave_admission() & adm::WAITERS != 0 {
+        if self.leave_admission() & adm::ANY_WAITERS != 0 {
             self.let_waiters_in(handle);
         }
     }

@@ -24,7 +24,7 @@
 use super::ring::{Ring, Slots};
 #[cfg(feature = "alloc")]
 use crate::sync::AtomicBool;
-use crate::sync::{Ordering, fence};
+use crate::sync::Ordering;
 
 /// The largest ring the heap faces allocate for a spilling lane (one slot per
 /// task the pool admits, at most this many); more spill.
@@ -177,24 +177,23 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
         self.ring.looks_empty()
     }
 
-    /// Whether the lane holds a task, read the way a handshake needs: after a
-    /// swap of the control word, this (a `SeqCst` fence, then reads by RMW)
-    /// sees every push whose submitter then read the word — fenced, or by RMW
-    /// — and saw it from before our swap (see `engine/README.md`,
+    /// Whether the lane holds a task, read the way a handshake needs after
+    /// the caller's `SeqCst` fence (one fence for every lane: `lanes.rs`):
+    /// after a swap of the control word, the fence and these reads by RMW see
+    /// every push whose submitter then read the word — fenced, or by RMW —
+    /// and saw it from before our swap (see `engine/README.md`,
     /// "Handshakes").
     #[inline]
-    pub(crate) fn has_tasks(&self) -> bool {
-        fence(Ordering::SeqCst);
+    pub(crate) fn has_tasks_fenced(&self) -> bool {
         self.spill_has_tasks() || self.ring.has_tasks()
     }
 
-    /// Whether a task is ready to pop, read the way the push-vs-park handshake
-    /// needs (a `SeqCst` fence first, as in [`has_tasks`](Self::has_tasks); see
-    /// [`Ring::has_ready`]; the spill queue's `is_empty` counts a claimed slot
-    /// too, and its `pop` waits for the write).
+    /// Whether a task is ready to pop, read the way the push-vs-park
+    /// handshake needs after the caller's `SeqCst` fence (see
+    /// [`Ring::has_ready`]; the spill queue's `is_empty` counts a claimed
+    /// slot too, and its `pop` waits for the write).
     #[inline]
-    pub(crate) fn has_ready(&self) -> bool {
-        fence(Ordering::SeqCst);
+    pub(crate) fn has_ready_fenced(&self) -> bool {
         self.spill_has_tasks() || self.ring.has_ready()
     }
 

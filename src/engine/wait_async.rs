@@ -38,6 +38,7 @@ use super::submit::Attempt;
 use super::{Engine, EngineRef, Flavor, Guard, NodeOf};
 use crate::clock::{Clock, Instant};
 use crate::error::SubmitError;
+use crate::priority::Priority;
 use crate::sync::Ordering::Relaxed;
 use crate::sync::spin_hint;
 
@@ -111,6 +112,8 @@ struct Waiting<F: Flavor> {
     /// A spawn never yields: its place in the line costs it no wake-up.
     yields: u32,
     yield_until: Option<Instant>,
+    /// The level it waits at (the engine's: `Normal` without levels).
+    level: Priority,
     _pinned: PhantomPinned,
 }
 
@@ -121,10 +124,12 @@ struct Waiting<F: Flavor> {
 unsafe impl<F: Flavor, H: EngineRef<Engine<F>>> Send for Admit<F, H> {}
 
 impl<F: Flavor, H: EngineRef<Engine<F>>> Admit<F, H> {
-    /// The submit of `task` to the engine behind `handle`. `wake_served`:
-    /// whether the future is woken when a worker takes its task from the line
-    /// (`false` for a spawn, which is woken by its result instead).
-    pub(crate) fn new(handle: H, task: F::Task, wake_served: bool) -> Self {
+    /// The submit of `task` to the engine behind `handle`, at `priority`.
+    /// `wake_served`: whether the future is woken when a worker takes its task
+    /// from the line (`false` for a spawn, which is woken by its result
+    /// instead).
+    pub(crate) fn new(handle: H, task: F::Task, wake_served: bool, priority: Priority) -> Self {
+        let level = handle.engine().level(priority);
         Admit {
             handle,
             wait: Waiting {
@@ -133,6 +138,7 @@ impl<F: Flavor, H: EngineRef<Engine<F>>> Admit<F, H> {
                 linked: false,
                 yields: if wake_served { 0 } else { MAX_YIELDS },
                 yield_until: None,
+                level,
                 _pinned: PhantomPinned,
             },
             _pinned: PhantomPinned,
@@ -167,13 +173,13 @@ impl<F: Flavor> Waiting<F> {
                     other => unreachable!("antpool: async waiter finished in state {other}"),
                 });
             }
-            if self.yields > 0 && this.looks_saturated() && self.yield_first(this) {
+            if self.yields > 0 && this.looks_saturated(self.level) && self.yield_first(this) {
                 // Still full, by a look that writes nothing (as a blocked
                 // thread's spin looks): no attempt to make.
                 cx.waker().wake_by_ref();
                 return Poll::Pending;
             }
-            let task = match this.attempt(handle, self.take_task()) {
+            let task = match this.attempt(handle, self.take_task(), self.level) {
                 Attempt::Done(result) => return Poll::Ready(result),
                 Attempt::Saturated(task) => task,
             };
@@ -190,7 +196,7 @@ impl<F: Flavor> Waiting<F> {
             if a & adm::CLOSED != 0 {
                 return Poll::Ready(Err(SubmitError::Closed(task)));
             }
-            if a & adm::WAITERS == 0 && !this.saturated_now(a) {
+            if !this.waiters_block(a, self.level) && !this.saturated_now(a, self.level) {
                 // Room appeared: go round.
                 self.task = Some(task);
                 continue;
@@ -255,7 +261,7 @@ impl<F: Flavor> Waiting<F> {
         unsafe {
             self.node.put_back(task);
             self.node.set_waker(cx.waker());
-            engine.join_waiters(cold, (&self.node).into(), false);
+            engine.join_waiters(cold, (&self.node).into(), self.level, false);
         }
         self.linked = true;
     }
@@ -278,7 +284,7 @@ impl<F: Flavor> Waiting<F> {
         self.linked = false;
         let this = handle.engine();
         let mut cold = this.cold.lock();
-        if cold.waiters.remove((&self.node).into()) {
+        if cold.waiters.at(self.level).remove((&self.node).into()) {
             this.waiters_changed(&mut cold);
             drop(cold);
             // SAFETY: we unlinked our node ourselves: its task is ours.

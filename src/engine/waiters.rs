@@ -7,14 +7,83 @@
 use core::ptr::NonNull;
 
 use super::ctl::adm;
-use super::node::{Chain, Node, state};
+use super::node::{Chain, List, Node, state};
 use super::spin::{ROOM_FOR, Spin};
 use super::submit::Attempt;
 use super::{AbortOnUnwind, Engine, EngineRef, Flavor, Guard, NodeOf};
 use crate::clock::{Clock, Instant};
 use crate::error::SubmitError;
+use crate::priority::Priority;
 use crate::spawner::{Signal, Spawner};
 use crate::sync::Ordering::Relaxed;
+
+/// The lines of blocked submitters: a FIFO per level (`Priority`); a pool
+/// without levels uses `Normal`'s alone. Under the cold lock.
+pub(super) struct Lines<T, Sig> {
+    /// `High`, `Normal`, `Low` (`Priority::index`).
+    lists: [List<T, Sig>; 3],
+    /// Grants in a row to a level above a waiting lower one (the starvation
+    /// bound's count for grants).
+    streak: u32,
+}
+
+impl<T, Sig> Lines<T, Sig> {
+    pub(super) const fn new() -> Self {
+        Lines {
+            lists: [List::new(), List::new(), List::new()],
+            streak: 0,
+        }
+    }
+
+    /// Waiters at every level.
+    pub(super) fn len(&self) -> usize {
+        self.lists.iter().map(List::len).sum()
+    }
+
+    /// `level`'s line.
+    pub(super) fn at(&mut self, level: Priority) -> &mut List<T, Sig> {
+        &mut self.lists[level.index()]
+    }
+
+    /// The level whose oldest waiter is next: the highest with waiters —
+    /// unless `bound` (0: strict) grants in a row went to levels above a
+    /// waiting lower one, which then has its turn. [`served`](Self::served)
+    /// counts the grant once it is made.
+    pub(super) fn next_level(&self, bound: u32) -> Option<Priority> {
+        let top = self.highest_from(0)?;
+        match self.highest_from(top.index() + 1) {
+            Some(lower) if bound > 0 && self.streak >= bound => Some(lower),
+            _ => Some(top),
+        }
+    }
+
+    /// The highest level with waiters from the `index`-th of `Priority::ALL` down.
+    fn highest_from(&self, index: usize) -> Option<Priority> {
+        Priority::ALL
+            .into_iter()
+            .skip(index)
+            .find(|l| self.lists[l.index()].len() > 0)
+    }
+
+    /// Counts a grant to `level`'s oldest (just unlinked) for the starvation
+    /// bound: one more in a row if a lower level still waits, else none.
+    pub(super) fn served(&mut self, level: Priority) {
+        let lower_waits = self.highest_from(level.index() + 1).is_some();
+        let above_top = self.highest_from(0).is_some_and(|top| top > level);
+        self.streak = match (lower_waits, above_top) {
+            // A lower level had its turn over a higher one: the bound's take.
+            (_, true) => 0,
+            (true, false) => self.streak + 1,
+            (false, false) => 0,
+        };
+    }
+
+    /// Unlinks every waiter, marked `TAKEN`: a chain per level.
+    pub(super) fn take_all(&mut self) -> [Chain<T, Sig>; 3] {
+        let [high, normal, low] = &mut self.lists;
+        [high.take_all(), normal.take_all(), low.take_all()]
+    }
+}
 
 /// Waiters let in under the lock, to be finished once it is dropped.
 #[must_use = "granted waiters must be finished, or their owners wait forever"]
@@ -78,6 +147,7 @@ impl<F: Flavor> Engine<F> {
         handle: &H,
         task: F::Task,
         deadline: Option<Instant>,
+        level: Priority,
     ) -> Attempt<F::Task> {
         if self.parallelism() > 1 {
             let mut spin = Spin::new(&self.clock, ROOM_FOR);
@@ -86,7 +156,7 @@ impl<F: Flavor> Engine<F> {
                 if a & adm::CLOSED != 0 {
                     return Attempt::Done(Err(SubmitError::Closed(task)));
                 }
-                if self.has_room(a) {
+                if self.has_room(a, level) {
                     return Attempt::Saturated(task);
                 }
             }
@@ -96,7 +166,7 @@ impl<F: Flavor> Engine<F> {
         if a & adm::CLOSED != 0 {
             return Attempt::Done(Err(SubmitError::Closed(task)));
         }
-        if a & adm::WAITERS == 0 && !self.saturated_now(a) {
+        if !self.waiters_block(a, level) && !self.saturated_now(a, level) {
             return Attempt::Saturated(task);
         }
         let max = self.config.max_blocking;
@@ -111,7 +181,7 @@ impl<F: Flavor> Engine<F> {
         let bomb = AbortOnUnwind;
         // SAFETY: `node` stays on this stack, unmoved, until it is finished and we
         // have consumed the finisher's token below.
-        unsafe { self.join_waiters(&mut cold, (&node).into(), false) };
+        unsafe { self.join_waiters(&mut cold, (&node).into(), level, false) };
         // Room may have appeared before the flag was up, unseen: let in whom it
         // allows (perhaps us).
         let grants = self.grant_waiters(&mut cold);
@@ -122,7 +192,9 @@ impl<F: Flavor> Engine<F> {
                 node.signal().wait();
                 true
             }
-            Some(remaining) => node.signal().wait_timeout(remaining) || !self.leave_waiters(&node),
+            Some(remaining) => {
+                node.signal().wait_timeout(remaining) || !self.leave_waiters(&node, level)
+            }
         };
         bomb.disarm();
         if !finished {
@@ -146,9 +218,9 @@ impl<F: Flavor> Engine<F> {
     /// it did (its task is its own again, and newcomers may pass once the
     /// FIFO is empty); `false` if someone took the node out first, in which
     /// case it has waited for their finish, as an untimed waiter does.
-    fn leave_waiters(&self, node: &NodeOf<F>) -> bool {
+    fn leave_waiters(&self, node: &NodeOf<F>, level: Priority) -> bool {
         let mut cold = self.cold.lock();
-        if !cold.waiters.remove(node.into()) {
+        if !cold.waiters.at(level).remove(node.into()) {
             // Taken out under the lock just now; the finish is coming.
             drop(cold);
             node.signal().wait();
@@ -158,8 +230,9 @@ impl<F: Flavor> Engine<F> {
         true
     }
 
-    /// Links a waiter's node into the FIFO (at its back, or `first`) and
-    /// raises `WAITERS`: newcomers join the line rather than pass it.
+    /// Links a waiter's node into `level`'s FIFO (at its back, or `first`)
+    /// and raises that level's waiters flag: newcomers join the line rather
+    /// than pass it.
     ///
     /// # Safety
     ///
@@ -169,119 +242,183 @@ impl<F: Flavor> Engine<F> {
         &self,
         cold: &mut Guard<'_, F>,
         node: NonNull<NodeOf<F>>,
+        level: Priority,
         first: bool,
     ) {
         // SAFETY: per the caller's contract.
         unsafe {
             match first {
-                true => cold.waiters.push_front(node),
-                false => cold.waiters.push_back(node),
+                true => cold.waiters.at(level).push_front(node),
+                false => cold.waiters.at(level).push_back(node),
             }
         }
-        self.gate.adm.set(adm::WAITERS);
+        self.gate.adm.set(adm::waiters(level));
         self.counters.waiting.store(cold.waiters.len(), Relaxed);
     }
 
-    /// After waiters left the list (under the lock): lowers `WAITERS` once no
-    /// waiter is linked, and updates the lock-free count.
+    /// After waiters left the lines (under the lock): lowers the flag of each
+    /// level whose line is empty, and updates the lock-free count.
     pub(super) fn waiters_changed(&self, cold: &mut Guard<'_, F>) {
-        if cold.waiters.len() == 0 {
-            self.gate.adm.clear(adm::WAITERS);
+        let mut empty = 0;
+        for level in Priority::ALL {
+            if cold.waiters.at(level).len() == 0 {
+                empty |= adm::waiters(level);
+            }
+        }
+        let a = self.gate.adm.load();
+        if a & empty != 0 {
+            self.gate.adm.clear(empty);
         }
         self.counters.waiting.store(cold.waiters.len(), Relaxed);
     }
 
-    /// Whether a submitter that found the pool saturated should still wait,
-    /// by loads alone (what it watches before it tries again): the pool is
-    /// open, and refuses, or is a bounded queue not yet drained past the
-    /// hysteresis.
-    pub(super) fn looks_saturated(&self) -> bool {
-        let a = self.gate.adm.load();
-        a & adm::CLOSED == 0 && !self.has_room(a)
-    }
-
-    /// Whether a submitter that found the pool saturated has room now, on the
-    /// admission word `a`: a hand-off pool admits, or a bounded queue has
-    /// drained past the hysteresis — as a parked waiter is let in, not at one
-    /// free slot. Submitters then fill the queue in a burst while the workers
-    /// drain it undisturbed, instead of fighting them for each slot (on 4
-    /// submitters, 2 CPUs: 0.49x the time per tiny task).
-    fn has_room(&self, a: usize) -> bool {
-        !self.refuses(a) && (self.config.handoff() || self.lane_drained())
-    }
-
-    /// Whether a bounded queue's lane is full (a queue pool's saturation).
-    fn lane_full(&self) -> bool {
-        self.lane.len() >= self.config.queue_limit
-    }
-
-    /// Whether a full bounded queue has drained past the hysteresis (the mark
-    /// below which its blocked submitters are let in).
-    pub(super) fn lane_drained(&self) -> bool {
-        self.lane.len() + self.config.hysteresis() < self.config.queue_limit
-    }
-
-    /// Whether the pool is saturated on the admission word `a` (flags aside):
-    /// a hand-off pool at capacity or paused, or a bounded queue full.
-    pub(super) fn saturated_now(&self, a: usize) -> bool {
-        match self.config.handoff() {
-            true => self.handoff_full(a),
-            false => self.lane_full(),
+    /// The level a submit at `p` waits at: `p` in a pool with levels, else
+    /// the one line (`Normal`).
+    #[inline]
+    pub(crate) fn level(&self, p: Priority) -> Priority {
+        match self.config.priorities {
+            true => p,
+            false => Priority::Normal,
         }
     }
 
-    /// Lets waiters in, oldest first, while there is room: in a hand-off pool
-    /// below the capacity, in a queue below its limit less the hysteresis. A
-    /// waiter's task gets a new worker of its own (GRANTED: the waiter starts
-    /// it) or goes into the lane (SERVED). Clears `WAITERS` with the last one.
-    /// The caller finishes the grants after the lock, and — for tasks pushed
-    /// here — is a worker that will take from the lane, or calls
-    /// [`ensure_taker`](Self::ensure_taker).
+    /// Whether waiters on the admission word `a` keep a newcomer at `level`
+    /// out: in a hand-off pool (one admission) waiters at its level or above;
+    /// in a queue pool (a lane per level) waiters at its own level.
+    #[inline]
+    pub(super) fn waiters_block(&self, a: usize, level: Priority) -> bool {
+        let mask = match self.config.handoff() {
+            true => adm::waiters_from(level),
+            false => adm::waiters(level),
+        };
+        a & mask != 0
+    }
+
+    /// Whether a submitter at `level` that found the pool saturated should
+    /// still wait, by loads alone (what it watches before it tries again):
+    /// the pool is open, and refuses, or is a bounded queue not yet drained
+    /// past the hysteresis.
+    pub(super) fn looks_saturated(&self, level: Priority) -> bool {
+        let a = self.gate.adm.load();
+        a & adm::CLOSED == 0 && !self.has_room(a, level)
+    }
+
+    /// Whether a submitter at `level` that found the pool saturated has room
+    /// now, on the admission word `a`: a hand-off pool admits, or its bounded
+    /// lane has drained past the hysteresis — as a parked waiter is let in,
+    /// not at one free slot. Submitters then fill the queue in a burst while
+    /// the workers drain it undisturbed, instead of fighting them for each
+    /// slot (on 4 submitters, 2 CPUs: 0.49x the time per tiny task).
+    fn has_room(&self, a: usize, level: Priority) -> bool {
+        !self.refuses(a, level) && (self.config.handoff() || self.lane_drained(level))
+    }
+
+    /// Whether `level`'s bounded lane is full (a queue pool's saturation).
+    fn lane_full(&self, level: Priority) -> bool {
+        self.lane.len_at(level) >= self.config.queue_limit
+    }
+
+    /// Whether `level`'s full bounded lane has drained past the hysteresis
+    /// (the mark below which its blocked submitters are let in).
+    pub(super) fn lane_drained(&self, level: Priority) -> bool {
+        self.lane.len_at(level) + self.config.hysteresis() < self.config.queue_limit
+    }
+
+    /// Whether a queue pool's waiters on the admission word `a` may come in:
+    /// the lane of a level whose waiters' flag is up has drained past the
+    /// hysteresis (a worker's cheap look, before it takes the lock).
+    pub(super) fn queue_waiters_may_enter(&self, a: usize) -> bool {
+        a & adm::ANY_WAITERS != 0
+            && Priority::ALL
+                .into_iter()
+                .any(|l| a & adm::waiters(l) != 0 && self.lane_drained(l))
+    }
+
+    /// Whether the pool is saturated for `level` on the admission word `a`
+    /// (flags aside): a hand-off pool at its limit for `level` or paused, or
+    /// `level`'s bounded lane full.
+    pub(super) fn saturated_now(&self, a: usize, level: Priority) -> bool {
+        match self.config.handoff() {
+            true => self.handoff_full(a, level),
+            false => self.lane_full(level),
+        }
+    }
+
+    /// Lets waiters in, while there is room: in a hand-off pool the oldest of
+    /// the highest level (or a lower one's turn under the starvation bound)
+    /// while the count is below that level's limit; in a queue pool each
+    /// level's oldest while its lane is below the limit less the hysteresis.
+    /// A waiter's task gets a new worker of its own (GRANTED: the waiter
+    /// starts it) or goes into the lane (SERVED). Lowers the waiters' flags
+    /// with the last. The caller finishes the grants after the lock, and —
+    /// for tasks pushed here — is a worker that will take from the lane, or
+    /// calls [`ensure_taker`](Self::ensure_taker).
     pub(super) fn grant_waiters(&self, cold: &mut Guard<'_, F>) -> GrantsOf<F> {
         let mut grants = Grants::new();
-        loop {
-            if self.gate.adm.load() & adm::CLOSED != 0 || cold.waiters.len() == 0 {
-                break;
-            }
-            let handoff = self.config.handoff();
-            if handoff {
-                // Admit it (the waiters' flag is ours to pass, under the lock),
-                // unless the pool is at capacity or paused.
-                if self.gate.adm.enter(|a| self.handoff_full(a)).is_err() {
+        let handoff = self.config.handoff();
+        for queue_level in Priority::ALL {
+            loop {
+                if self.gate.adm.load() & adm::CLOSED != 0 {
                     break;
                 }
-            } else if self.lane.len() + self.config.hysteresis() >= self.config.queue_limit {
-                break;
-            }
-            // A blocked thread and an async submitter alike: the task waits in
-            // the node, and is moved from there (`wait_async.rs`).
-            let Some(waiter) = cold.waiters.pop_front() else {
-                unreachable!("antpool: the waiters list was checked non-empty under the lock");
-            };
-            if handoff
-                && self
-                    .ctl
-                    .update(|w| self.spawn_for(w).then(|| w.add_threads(1).add_busy(1)))
-                    .is_ok()
-            {
-                // SAFETY: we unlinked the waiter under the lock; the node is ours
-                // to finish, and its task stays in it for the owner.
-                unsafe { grants.granted.push(waiter) };
-                continue;
-            }
-            // SAFETY: as above; the task is ours to move into the lane.
-            let task = unsafe { waiter.as_ref().take_task() };
-            if let Err(task) = self.lane.push(task) {
-                // A queue filled up meanwhile: the waiter stays first in line.
-                // SAFETY: the node is still ours; its cell is empty again.
-                unsafe {
-                    waiter.as_ref().put_back(task);
-                    cold.waiters.push_front(waiter);
+                let level = match handoff {
+                    // One admission for every level: the highest goes first.
+                    true => match cold.waiters.next_level(self.config.starvation_bound) {
+                        Some(level) => level,
+                        None => break,
+                    },
+                    // A lane per level: each its own room.
+                    false => match cold.waiters.at(queue_level).len() {
+                        0 => break,
+                        _ => queue_level,
+                    },
+                };
+                if handoff {
+                    // Admit it (the waiters' flags are ours to pass, under the
+                    // lock), unless the pool is at its limit for the level or
+                    // paused.
+                    if self.gate.adm.enter(|a| self.handoff_full(a, level)).is_err() {
+                        break;
+                    }
+                } else if self.lane.len_at(level) + self.config.hysteresis()
+                    >= self.config.queue_limit
+                {
+                    break;
                 }
-                break;
+                // A blocked thread and an async submitter alike: the task waits
+                // in the node, and is moved from there (`wait_async.rs`).
+                let Some(waiter) = cold.waiters.at(level).pop_front() else {
+                    unreachable!("antpool: the waiters list was checked non-empty under the lock");
+                };
+                cold.waiters.served(level);
+                if handoff
+                    && self
+                        .ctl
+                        .update(|w| self.spawn_for(w).then(|| w.add_threads(1).add_busy(1)))
+                        .is_ok()
+                {
+                    // SAFETY: we unlinked the waiter under the lock; the node is
+                    // ours to finish, and its task stays in it for the owner.
+                    unsafe { grants.granted.push(waiter) };
+                    continue;
+                }
+                // SAFETY: as above; the task is ours to move into the lane.
+                let task = unsafe { waiter.as_ref().take_task() };
+                if let Err(task) = self.lane.push(task, level) {
+                    // A queue filled up meanwhile: the waiter stays first in line.
+                    // SAFETY: the node is still ours; its cell is empty again.
+                    unsafe {
+                        waiter.as_ref().put_back(task);
+                        cold.waiters.at(level).push_front(waiter);
+                    }
+                    break;
+                }
+                // SAFETY: as above.
+                unsafe { grants.served.push(waiter) };
             }
-            // SAFETY: as above.
-            unsafe { grants.served.push(waiter) };
+            if handoff {
+                break; // one pass served every level
+            }
         }
         self.waiters_changed(cold);
         grants

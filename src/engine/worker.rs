@@ -144,7 +144,7 @@ impl<F: Flavor> Engine<F> {
         if self.config.handoff() {
             // The oldest blocked submitter's task takes the finished task's
             // place (paused: the admission goes back, and no waiter gets it).
-            let served = match !paused && self.gate.adm.load() & adm::WAITERS != 0 {
+            let served = match !paused && self.gate.adm.load() & adm::ANY_WAITERS != 0 {
                 true => self.serve_waiter(),
                 false => None,
             };
@@ -163,7 +163,7 @@ impl<F: Flavor> Engine<F> {
         // (A stale "empty" is harmless: the handshake of `park` finds the task.
         // An empty `pop` is two loads, no write.)
         if !paused {
-            if let Some(task) = self.lane.pop() {
+            if let Some(task) = self.pop_lane(me) {
                 return Some(task);
             }
         }
@@ -230,17 +230,28 @@ impl<F: Flavor> Engine<F> {
     /// A queue pool: lets blocked submitters in if the lane has drained past
     /// the hysteresis.
     fn check_queue_waiters<H: EngineRef<Self>>(&self, handle: &H) {
-        if self.gate.adm.load() & adm::WAITERS != 0 && self.lane_drained() {
+        if self.queue_waiters_may_enter(self.gate.adm.load()) {
             self.let_waiters_in(handle);
         }
     }
 
-    /// Serves the oldest waiter — a blocked thread or an async submitter —
+    /// Serves the oldest waiter of the highest level (or a lower one's turn
+    /// under the starvation bound) — a blocked thread or an async submitter —
     /// with the finished task's admission: its task is taken from its node, to
-    /// run next. `None`: no waiter was left.
+    /// run next. `None`: no waiter was left, or the one next may not take the
+    /// admission yet (the count is above its level's limit: the reserve for
+    /// `High`).
     fn serve_waiter(&self) -> Option<F::Task> {
         let mut cold = self.cold.lock();
-        let waiter = cold.waiters.pop_front();
+        let waiter = cold
+            .waiters
+            .next_level(self.config.starvation_bound)
+            .filter(|&level| self.gate.adm.load() & adm::COUNT <= self.handoff_limit(level))
+            .and_then(|level| {
+                let waiter = cold.waiters.at(level).pop_front();
+                cold.waiters.served(level);
+                waiter
+            });
         self.waiters_changed(&mut cold);
         drop(cold);
         let waiter = waiter?;
@@ -267,14 +278,14 @@ impl<F: Flavor> Engine<F> {
             } else if self.ctl.load().lookers() <= self.max_spinners() {
                 let mut spin = Spin::new(&self.clock, LOOK_FOR);
                 loop {
-                    if let Some(task) = self.take_as_looker(handle) {
+                    if let Some(task) = self.take_as_looker(handle, me) {
                         return Some(task);
                     }
                     if self.is_paused() || !spin.wait() {
                         break;
                     }
                 }
-            } else if let Some(task) = self.take_as_looker(handle) {
+            } else if let Some(task) = self.take_as_looker(handle, me) {
                 return Some(task);
             }
             match self.park(handle, me) {
@@ -290,8 +301,8 @@ impl<F: Flavor> Engine<F> {
     /// whole burst; if we were the last one and tasks still wait, they get a
     /// taker now (woken, started, or left to a busy worker: `ensure_taker`).
     #[inline]
-    fn take_as_looker<H: EngineRef<Self>>(&self, handle: &H) -> Option<F::Task> {
-        let task = self.lane.pop()?;
+    fn take_as_looker<H: EngineRef<Self>>(&self, handle: &H, me: &NodeOf<F>) -> Option<F::Task> {
+        let task = self.pop_lane(me)?;
         let (_, new) = self.ctl.apply(|w| w.sub_lookers(1).add_busy(1));
         // (The fence: our half of the handshake with a submitter that pushed
         // and then, reading the word fenced, counted on us.)
@@ -302,6 +313,21 @@ impl<F: Flavor> Engine<F> {
             self.ensure_taker(handle);
         }
         Some(task)
+    }
+
+    /// Takes the next task from the lanes for the worker whose mailbox is
+    /// `me`: the highest level's oldest, under the starvation bound if one is
+    /// set (the count is the worker's own, in its mailbox).
+    #[inline]
+    fn pop_lane(&self, me: &NodeOf<F>) -> Option<F::Task> {
+        let bound = self.config.starvation_bound;
+        if bound == 0 {
+            return self.lane.pop();
+        }
+        let mut streak = me.streak().get();
+        let task = self.lane.pop_fair(bound, &mut streak);
+        me.streak().set(streak);
+        task
     }
 
     /// Leaves the lookers under the cold lock: parks in the idle queue, or —

@@ -17,6 +17,7 @@ use crate::clock::Clock;
 use crate::engine::{Engine, Mode};
 use crate::error::{BuildError, ReleaseError, SubmitError};
 use crate::pool::Pool;
+use crate::priority::Priority;
 use crate::queue::WorkerQueue;
 use crate::spawner::Spawner;
 use crate::task::SmallTask;
@@ -340,16 +341,22 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
     where
         F: FnOnce() + Send + 'static,
     {
-        self.submit_in(task, Mode::Block)
+        self.submit_in(task, Mode::Block, Priority::Normal)
     }
 
-    /// [`submit`](MultiPool::submit) in `mode` (see `Pool::submit_in`).
-    pub(crate) fn submit_in<F>(&self, task: F, mode: Mode) -> Result<(), SubmitError<Task>>
+    /// [`submit`](MultiPool::submit) in `mode` at `priority` (see
+    /// `Pool::submit_in`).
+    pub(crate) fn submit_in<F>(
+        &self,
+        task: F,
+        mode: Mode,
+        priority: Priority,
+    ) -> Result<(), SubmitError<Task>>
     where
         F: FnOnce() + Send + 'static,
     {
         self.shards
-            .submit(SmallTask::new(task), mode)
+            .submit(SmallTask::new(task), mode, priority)
             .map_err(|e| e.map(SmallTask::into_box))
     }
 
@@ -372,7 +379,7 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
     where
         F: FnOnce() + Send + 'static,
     {
-        self.submit_in(task, Mode::Try)
+        self.submit_in(task, Mode::Try, Priority::Normal)
     }
 
     /// Runs `f` on one of the pools and returns a handle to its result; see
@@ -403,7 +410,22 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        crate::std::join::spawn_with(f, |job| self.shards.submit(job, Mode::Block))
+        self.spawn_in(f, Mode::Block, Priority::Normal)
+    }
+
+    /// [`spawn`](MultiPool::spawn) in `mode` at `priority`.
+    #[cfg(feature = "std")]
+    pub(crate) fn spawn_in<F, R>(
+        &self,
+        f: F,
+        mode: Mode,
+        priority: Priority,
+    ) -> Result<crate::std::join::JoinHandle<R>, SubmitError<crate::error::Rejected<F>>>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        crate::std::join::spawn_with(f, |job| self.shards.submit(job, mode, priority))
     }
 
     /// [`submit`](MultiPool::submit) for async code: waits for room on the
@@ -441,7 +463,22 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
     where
         F: FnOnce() + Send + 'static,
     {
-        let admit = self.shards.submit_async(SmallTask::new(task), true);
+        self.submit_async_at(task, Priority::Normal)
+    }
+
+    /// [`submit_async`](MultiPool::submit_async) at `priority`.
+    pub(crate) fn submit_async_at<F>(
+        &self,
+        task: F,
+        priority: Priority,
+    ) -> impl core::future::Future<Output = Result<(), SubmitError<Task>>>
+    + Send
+    + 'static
+    + use<F, Q, C, S>
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        let admit = self.shards.submit_async(SmallTask::new(task), true, priority);
         async move { admit.await.map_err(|e| e.map(SmallTask::into_box)) }
     }
 
@@ -466,8 +503,22 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
+        self.spawn_async_at(f, Priority::Normal)
+    }
+
+    /// [`spawn_async`](MultiPool::spawn_async) at `priority`.
+    #[cfg(feature = "std")]
+    pub(crate) fn spawn_async_at<F, R>(
+        &self,
+        f: F,
+        priority: Priority,
+    ) -> crate::std::spawn_async::SpawnAsync<F, R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
         let (handle, task) = crate::std::join::spawned(f);
-        let admit = self.shards.submit_async(task, false);
+        let admit = self.shards.submit_async(task, false, priority);
         crate::std::spawn_async::SpawnAsync::new(alloc::boxed::Box::pin(admit), handle)
     }
 
@@ -495,7 +546,10 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
     where
         F: for<'scope> FnOnce(&'scope crate::std::scope::Scope<'scope, 'env>) -> T,
     {
-        crate::std::scope::scope_with(&|task, mode| self.shards.submit(task, mode), f)
+        crate::std::scope::scope_with(
+            &|task, mode| self.shards.submit(task, mode, Priority::Normal),
+            f,
+        )
     }
 
     /// A [`TaskGroup`](crate::TaskGroup) whose tasks go to the pools by the

@@ -16,6 +16,7 @@ use crate::error::{BuildError, ReleaseError, SubmitError};
 use crate::exec::WorkFn;
 use crate::func::PoolWithFunc;
 use crate::pool::Pool;
+use crate::priority::Priority;
 use crate::queue::WorkerQueue;
 use crate::spawner::Spawner;
 use crate::stats::Stats;
@@ -150,8 +151,13 @@ impl<P: Shard> Shards<P> {
         }
     }
 
-    pub(super) fn submit(&self, task: TaskOf<P>, mode: Mode) -> Result<(), SubmitError<TaskOf<P>>> {
-        let result = self.place(task, mode);
+    pub(super) fn submit(
+        &self,
+        task: TaskOf<P>,
+        mode: Mode,
+        priority: Priority,
+    ) -> Result<(), SubmitError<TaskOf<P>>> {
+        let result = self.place(task, mode, priority);
         if result.is_err() {
             self.rejected.fetch_add(1, Ordering::Relaxed);
         }
@@ -159,14 +165,19 @@ impl<P: Shard> Shards<P> {
     }
 
     /// [`submit`](Self::submit), before the rejection is counted.
-    fn place(&self, task: TaskOf<P>, mode: Mode) -> Result<(), SubmitError<TaskOf<P>>> {
+    fn place(
+        &self,
+        task: TaskOf<P>,
+        mode: Mode,
+        priority: Priority,
+    ) -> Result<(), SubmitError<TaskOf<P>>> {
         if self.closed.load(Ordering::Acquire) {
             return Err(SubmitError::Closed(task));
         }
         let first = self.pick();
-        match Engine::submit(self.pools[first].handle(), task, mode) {
+        match Engine::submit(self.pools[first].handle(), task, mode, priority) {
             Err(SubmitError::Overload(task)) if self.balancing == LoadBalancing::RoundRobin => {
-                Engine::submit(self.pools[self.least()].handle(), task, mode)
+                Engine::submit(self.pools[self.least()].handle(), task, mode, priority)
             }
             other => other,
         }
@@ -183,6 +194,7 @@ impl<P: Shard> Shards<P> {
         &self,
         task: TaskOf<P>,
         wake_served: bool,
+        priority: Priority,
     ) -> impl Future<Output = Result<(), SubmitError<TaskOf<P>>>> + Send + 'static + use<P> {
         let closed = self.closed.load(Ordering::Acquire);
         let first = self.pools[self.pick()].handle().clone();
@@ -194,12 +206,12 @@ impl<P: Shard> Shards<P> {
         async move {
             let result = match closed {
                 true => Err(SubmitError::Closed(task)),
-                false => match Admit::new(first, task, wake_served).await {
+                false => match Admit::new(first, task, wake_served, priority).await {
                     Err(SubmitError::Overload(task)) if fallback.is_some() => {
                         let Some(fallback) = fallback else {
                             unreachable!("antpool: checked just above")
                         };
-                        Admit::new(fallback, task, wake_served).await
+                        Admit::new(fallback, task, wake_served, priority).await
                     }
                     other => other,
                 },
@@ -360,11 +372,16 @@ where
         &self,
         task: crate::task::SmallTask,
         mode: Mode,
+        priority: Priority,
     ) -> Result<(), SubmitError<crate::task::SmallTask>> {
-        Shards::submit(self, task, mode)
+        Shards::submit(self, task, mode, priority)
     }
 
-    fn admit(&self, task: crate::task::SmallTask) -> crate::std::spawn_async::Admission {
-        Box::pin(self.submit_async(task, true))
+    fn admit(
+        &self,
+        task: crate::task::SmallTask,
+        priority: Priority,
+    ) -> crate::std::spawn_async::Admission {
+        Box::pin(self.submit_async(task, true, priority))
     }
 }

@@ -12,6 +12,7 @@ use crate::engine::{Engine, Mode};
 use crate::error::{BuildError, ReleaseError, SubmitError};
 use crate::exec::{Call, WorkFn};
 use crate::func::PoolWithFunc;
+use crate::priority::Priority;
 use crate::queue::WorkerQueue;
 use crate::spawner::Spawner;
 
@@ -135,7 +136,7 @@ where
     /// mf.invoke(3).unwrap();
     /// ```
     pub fn invoke(&self, arg: A) -> Result<(), SubmitError<A>> {
-        self.invoke_in(arg, Mode::Block)
+        self.invoke_in(arg, Mode::Block, Priority::Normal)
     }
 
     /// [`invoke`](MultiPoolWithFunc::invoke) for async code: waits for room on
@@ -170,14 +171,32 @@ where
     + Send
     + 'static
     + use<A, F, Q, C, S> {
-        let admit = self.shards.submit_async(Call::new(arg), true);
+        self.invoke_async_at(arg, Priority::Normal)
+    }
+
+    /// [`invoke_async`](MultiPoolWithFunc::invoke_async) at `priority`.
+    pub(crate) fn invoke_async_at(
+        &self,
+        arg: A,
+        priority: Priority,
+    ) -> impl core::future::Future<Output = Result<(), SubmitError<A>>>
+    + Send
+    + 'static
+    + use<A, F, Q, C, S> {
+        let admit = self.shards.submit_async(Call::new(arg), true, priority);
         async move { admit.await.map_err(|e| e.map(Call::into_arg)) }
     }
 
-    /// [`invoke`](MultiPoolWithFunc::invoke) in `mode` (see `Pool::submit_in`).
-    pub(crate) fn invoke_in(&self, arg: A, mode: Mode) -> Result<(), SubmitError<A>> {
+    /// [`invoke`](MultiPoolWithFunc::invoke) in `mode` at `priority` (see
+    /// `Pool::submit_in`).
+    pub(crate) fn invoke_in(
+        &self,
+        arg: A,
+        mode: Mode,
+        priority: Priority,
+    ) -> Result<(), SubmitError<A>> {
         self.shards
-            .submit(Call::new(arg), mode)
+            .submit(Call::new(arg), mode, priority)
             .map_err(|e| e.map(Call::into_arg))
     }
 
@@ -197,7 +216,7 @@ where
     /// mf.try_invoke(3).unwrap();
     /// ```
     pub fn try_invoke(&self, arg: A) -> Result<(), SubmitError<A>> {
-        self.invoke_in(arg, Mode::Try)
+        self.invoke_in(arg, Mode::Try, Priority::Normal)
     }
 
     /// Runs the function on `arg` in one of the pools and returns a handle to its
@@ -219,9 +238,19 @@ where
     /// ```
     #[cfg(feature = "std")]
     pub fn call(&self, arg: A) -> Result<crate::JoinHandle<F::Output>, SubmitError<A>> {
+        self.call_at(arg, Priority::Normal)
+    }
+
+    /// [`call`](MultiPoolWithFunc::call) at `priority`.
+    #[cfg(feature = "std")]
+    pub(crate) fn call_at(
+        &self,
+        arg: A,
+        priority: Priority,
+    ) -> Result<crate::JoinHandle<F::Output>, SubmitError<A>> {
         let (handle, reply) = crate::std::join::pair();
         self.shards
-            .submit(Call::with_reply(arg, reply), Mode::Block)
+            .submit(Call::with_reply(arg, reply), Mode::Block, priority)
             .map_err(|e| e.map(Call::into_arg))?;
         Ok(handle)
     }

@@ -61,6 +61,7 @@ use core::time::Duration;
 
 use crate::engine::Mode;
 use crate::error::{Rejected, SubmitError};
+use crate::priority::Priority;
 use crate::task::SmallTask;
 
 pub use fallible::GroupError;
@@ -413,7 +414,7 @@ impl<T: Send + 'static> TaskGroup<T> {
     where
         F: FnOnce() -> T + Send + 'static,
     {
-        self.spawn_in(f, Mode::Block)
+        self.spawn_in(f, Mode::Block, Priority::Normal)
     }
 
     /// Like [`spawn`](Self::spawn), but never blocks: a saturated pool
@@ -438,7 +439,7 @@ impl<T: Send + 'static> TaskGroup<T> {
     where
         F: FnOnce() -> T + Send + 'static,
     {
-        self.spawn_in(f, Mode::Try)
+        self.spawn_in(f, Mode::Try, Priority::Normal)
     }
 
     /// Like [`spawn`](Self::spawn), but waits at most `timeout` for room in
@@ -470,15 +471,21 @@ impl<T: Send + 'static> TaskGroup<T> {
     where
         F: FnOnce() -> T + Send + 'static,
     {
-        self.spawn_in(f, Mode::Within(timeout))
+        self.spawn_in(f, Mode::Within(timeout), Priority::Normal)
     }
 
-    fn spawn_in<F>(&mut self, f: F, mode: Mode) -> Result<TaskId, SubmitError<Rejected<F>>>
+    /// [`spawn`](Self::spawn) in `mode` at `priority`.
+    pub(crate) fn spawn_in<F>(
+        &mut self,
+        f: F,
+        mode: Mode,
+        priority: Priority,
+    ) -> Result<TaskId, SubmitError<Rejected<F>>>
     where
         F: FnOnce() -> T + Send + 'static,
     {
         let (entry, task) = self.prepare(f, true);
-        match self.target.submit(task, mode) {
+        match self.target.submit(task, mode, priority) {
             Ok(()) => Ok(self.register(entry)),
             Err(rejected) => Err(self.hand_back(rejected, &entry)),
         }
@@ -521,8 +528,16 @@ impl<T: Send + 'static> TaskGroup<T> {
     where
         F: FnOnce() -> T + Send + 'static,
     {
+        self.spawn_async_at(f, Priority::Normal)
+    }
+
+    /// [`spawn_async`](Self::spawn_async) at `priority`.
+    pub(crate) fn spawn_async_at<F>(&mut self, f: F, priority: Priority) -> GroupSpawnAsync<'_, F, T>
+    where
+        F: FnOnce() -> T + Send + 'static,
+    {
         let (entry, task) = self.prepare(f, false);
-        let admission = self.target.admit(task);
+        let admission = self.target.admit(task, priority);
         GroupSpawnAsync::new(self, admission, entry)
     }
 }

@@ -8,28 +8,39 @@ use ::std::sync::Arc;
 
 use crate::engine::{Admit, Engine, Flavor, Mode};
 use crate::error::SubmitError;
+use crate::priority::Priority;
 use crate::std::spawn_async::Admission;
 use crate::task::SmallTask;
 
 /// A pool a group submits to, by its engine(s).
 pub(crate) trait Target: Send + Sync + 'static {
-    /// Submits `task` as the pool's `spawn` does in `mode`.
-    fn submit(&self, task: SmallTask, mode: Mode) -> Result<(), SubmitError<SmallTask>>;
+    /// Submits `task` as the pool's `spawn` does in `mode`, at `priority`.
+    fn submit(
+        &self,
+        task: SmallTask,
+        mode: Mode,
+        priority: Priority,
+    ) -> Result<(), SubmitError<SmallTask>>;
 
-    /// The async submit of `task`: resolves once the pool took it (woken by
-    /// the serve, as `submit_async`'s future is), or refused it.
-    fn admit(&self, task: SmallTask) -> Admission;
+    /// The async submit of `task` at `priority`: resolves once the pool took
+    /// it (woken by the serve, as `submit_async`'s future is), or refused it.
+    fn admit(&self, task: SmallTask, priority: Priority) -> Admission;
 }
 
 impl<F: Flavor<Task = SmallTask>> Target for Arc<Engine<F>>
 where
     Engine<F>: Send + Sync,
 {
-    fn submit(&self, task: SmallTask, mode: Mode) -> Result<(), SubmitError<SmallTask>> {
-        Engine::submit(self, task, mode)
+    fn submit(
+        &self,
+        task: SmallTask,
+        mode: Mode,
+        priority: Priority,
+    ) -> Result<(), SubmitError<SmallTask>> {
+        Engine::submit(self, task, mode, priority)
     }
 
-    fn admit(&self, task: SmallTask) -> Admission {
-        Box::pin(Admit::<F, Arc<Engine<F>>>::new(self.clone(), task, true))
+    fn admit(&self, task: SmallTask, priority: Priority) -> Admission {
+        Box::pin(Admit::<F, Arc<Engine<F>>>::new(self.clone(), task, true, priority))
     }
 }

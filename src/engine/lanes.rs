@@ -1,0 +1,253 @@
+//! [`Lanes`]: where admitted tasks wait for a worker — one [`Transport`], or,
+//! in a heap pool with `priorities(true)`, one per level (`Priority`): the
+//! `Normal` lane is the one a pool without levels has, and `High` and `Low`
+//! sit beside it, allocated at build.
+//!
+//! A worker takes from the highest level that holds a task, oldest first
+//! within it (a lane is a FIFO); with a starvation bound, a worker that took
+//! `k` tasks in a row from above a waiting lower level takes that level's
+//! oldest next ([`pop_fair`](Lanes::pop_fair)). Every read a handshake makes
+//! covers every lane: one `SeqCst` fence, then each lane's reads by RMW
+//! (`has_tasks`, `has_ready`; "Handshakes" in `engine/README.md`). So a push
+//! into any lane, racing a worker that parks, is seen by one side or the
+//! other, as with one lane. A pool without levels has no extra lanes: each
+//! call costs it one branch on a field that never changes.
+
+#[cfg(feature = "alloc")]
+use alloc::boxed::Box;
+
+use super::ring::Slots;
+#[cfg(feature = "alloc")]
+use super::ring::{Slot, boxed_slots};
+use super::transport::{Growth, Transport};
+use crate::priority::Priority;
+use crate::sync::{Ordering, fence};
+
+/// The `High` and `Low` lanes of a pool with levels.
+#[cfg(feature = "alloc")]
+struct Extra<T: Send + 'static> {
+    high: Transport<T, Box<[Slot<T>]>>,
+    low: Transport<T, Box<[Slot<T>]>>,
+}
+
+/// The lanes of a pool (see the module docs).
+pub(crate) struct Lanes<T: Send + 'static, S: Slots<T>> {
+    normal: Transport<T, S>,
+    #[cfg(feature = "alloc")]
+    extra: Option<Box<Extra<T>>>,
+}
+
+impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
+    maybe_const_fn! {
+        /// One lane over `slots` (see [`Transport::new`]); levels are added by
+        /// [`add_levels`](Self::add_levels).
+        pub(crate) fn new(slots: S, cap: usize, growth: Growth) -> Self {
+            Lanes {
+                normal: Transport::new(slots, cap, growth),
+                #[cfg(feature = "alloc")]
+                extra: None,
+            }
+        }
+    }
+
+    /// Adds a `High` and a `Low` lane like the `Normal` one: `cap` slots,
+    /// growing as `growth` says (a bounded queue: each level its own `cap`).
+    #[cfg(feature = "alloc")]
+    pub(crate) fn add_levels(&mut self, cap: usize, growth: Growth) {
+        self.extra = Some(Box::new(Extra {
+            high: Transport::new(boxed_slots(cap), cap, growth),
+            low: Transport::new(boxed_slots(cap), cap, growth),
+        }));
+    }
+
+    /// Adds a task at `level` (the `Normal` lane without levels); hands it
+    /// back when that bounded lane is full, or the lanes are closed
+    /// ([`is_closed`](Self::is_closed) tells which).
+    #[inline]
+    pub(crate) fn push(&self, task: T, level: Priority) -> Result<(), T> {
+        #[cfg(feature = "alloc")]
+        if let Some(extra) = &self.extra {
+            match level {
+                Priority::High => return extra.high.push(task),
+                Priority::Low => return extra.low.push(task),
+                Priority::Normal => {}
+            }
+        }
+        let _ = level;
+        self.normal.push(task)
+    }
+
+    /// An interrupt's push (see [`Transport::push_now`]): always `Normal`.
+    #[inline]
+    pub(crate) fn push_now(&self, task: T) -> Result<(), T> {
+        self.normal.push_now(task)
+    }
+
+    /// Takes the oldest task of the highest level that has one.
+    #[inline]
+    pub(crate) fn pop(&self) -> Option<T> {
+        #[cfg(feature = "alloc")]
+        if let Some(extra) = &self.extra {
+            return extra
+                .high
+                .pop()
+                .or_else(|| self.normal.pop())
+                .or_else(|| extra.low.pop());
+        }
+        self.normal.pop()
+    }
+
+    /// [`pop`](Self::pop) with a starvation bound `bound` (0: strict) and
+    /// the taking worker's own count of takes in a row from above a waiting
+    /// lower level (`streak`): at `bound` such takes, the next comes from the
+    /// highest waiting level below the one it would take from.
+    #[inline]
+    pub(crate) fn pop_fair(&self, bound: u32, streak: &mut u32) -> Option<T> {
+        #[cfg(feature = "alloc")]
+        if let Some(extra) = &self.extra {
+            if bound > 0 {
+                return self.pop_bounded(extra, bound, streak);
+            }
+        }
+        let _ = (bound, streak);
+        self.pop()
+    }
+
+    #[cfg(feature = "alloc")]
+    fn pop_bounded(&self, extra: &Extra<T>, bound: u32, streak: &mut u32) -> Option<T> {
+        let lanes: [&dyn Lane<T>; 3] = [&extra.high, &self.normal, &extra.low];
+        // The level a strict pop would take from, and whether one below it
+        // waits (looks: a stale answer only moves one take).
+        let Some(top) = lanes.iter().position(|l| !l.looks_empty()) else {
+            return self.pop(); // nothing seen: take whatever there is
+        };
+        let lower = (top + 1..lanes.len()).find(|&i| !lanes[i].looks_empty());
+        if let Some(lower) = lower {
+            if *streak >= bound {
+                if let Some(task) = lanes[lower].pop_one() {
+                    *streak = 0;
+                    return Some(task);
+                }
+            }
+        }
+        for (i, lane) in lanes.iter().enumerate().skip(top) {
+            if let Some(task) = lane.pop_one() {
+                // A take from above a waiting lower level counts toward the
+                // bound; one from the lowest waiting level ends the streak.
+                match lower {
+                    Some(lower) if i < lower => *streak += 1,
+                    _ => *streak = 0,
+                }
+                return Some(task);
+            }
+        }
+        self.pop()
+    }
+
+    /// Whether every lane looked empty a moment ago (loads: for polling).
+    #[inline]
+    pub(crate) fn looks_empty(&self) -> bool {
+        #[cfg(feature = "alloc")]
+        if let Some(extra) = &self.extra {
+            return extra.high.looks_empty() && self.normal.looks_empty() && extra.low.looks_empty();
+        }
+        self.normal.looks_empty()
+    }
+
+    /// Whether any lane holds a task, read as a handshake needs (one `SeqCst`
+    /// fence, then each lane's reads by RMW; see [`Transport::has_tasks`]).
+    #[inline]
+    pub(crate) fn has_tasks(&self) -> bool {
+        fence(Ordering::SeqCst);
+        #[cfg(feature = "alloc")]
+        if let Some(extra) = &self.extra {
+            return extra.high.has_tasks_fenced()
+                || self.normal.has_tasks_fenced()
+                || extra.low.has_tasks_fenced();
+        }
+        self.normal.has_tasks_fenced()
+    }
+
+    /// Whether a task is ready to pop in any lane, read as the push-vs-park
+    /// handshake needs (see [`Transport::has_ready`]).
+    #[inline]
+    pub(crate) fn has_ready(&self) -> bool {
+        fence(Ordering::SeqCst);
+        #[cfg(feature = "alloc")]
+        if let Some(extra) = &self.extra {
+            return extra.high.has_ready_fenced()
+                || self.normal.has_ready_fenced()
+                || extra.low.has_ready_fenced();
+        }
+        self.normal.has_ready_fenced()
+    }
+
+    /// Closes every lane, `Normal` first: a push refused by another lane
+    /// finds the `Normal` lane closed too ([`is_closed`](Self::is_closed)).
+    pub(crate) fn close(&self) {
+        self.normal.close();
+        #[cfg(feature = "alloc")]
+        if let Some(extra) = &self.extra {
+            extra.high.close();
+            extra.low.close();
+        }
+    }
+
+    /// Opens closed lanes again, `Normal` last (see [`close`](Self::close)).
+    pub(crate) fn reopen(&self) {
+        #[cfg(feature = "alloc")]
+        if let Some(extra) = &self.extra {
+            extra.high.reopen();
+            extra.low.reopen();
+        }
+        self.normal.reopen();
+    }
+
+    /// Whether the lanes are closed: a push one refused was refused for that.
+    #[inline]
+    pub(crate) fn is_closed(&self) -> bool {
+        self.normal.is_closed()
+    }
+
+    /// About how many tasks wait, in all lanes.
+    pub(crate) fn len(&self) -> usize {
+        #[cfg(feature = "alloc")]
+        if let Some(extra) = &self.extra {
+            return extra.high.len() + self.normal.len() + extra.low.len();
+        }
+        self.normal.len()
+    }
+
+    /// About how many tasks wait at `level` (all of them, without levels).
+    pub(crate) fn len_at(&self, level: Priority) -> usize {
+        #[cfg(feature = "alloc")]
+        if let Some(extra) = &self.extra {
+            return match level {
+                Priority::High => extra.high.len(),
+                Priority::Normal => self.normal.len(),
+                Priority::Low => extra.low.len(),
+            };
+        }
+        let _ = level;
+        self.normal.len()
+    }
+}
+
+/// One lane, whatever its slots: what the bounded pop asks of each.
+#[cfg(feature = "alloc")]
+trait Lane<T> {
+    fn looks_empty(&self) -> bool;
+    fn pop_one(&self) -> Option<T>;
+}
+
+#[cfg(feature = "alloc")]
+impl<T: Send + 'static, S: Slots<T>> Lane<T> for Transport<T, S> {
+    #[inline]
+    fn looks_empty(&self) -> bool {
+        Transport::looks_empty(self)
+    }
+    #[inline]
+    fn pop_one(&self) -> Option<T> {
+        Transport::pop(self)
+    }
+}
