@@ -60,7 +60,11 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     where
         F: FnOnce() + Send + 'static,
     {
-        self.submit_in(task, Mode::Within(timeout), crate::priority::Priority::Normal)
+        self.submit_in(
+            task,
+            Mode::Within(timeout),
+            crate::priority::Priority::Normal,
+        )
     }
 
     /// Like [`spawn`](Pool::spawn), but waits at most `timeout` for room in a
@@ -122,7 +126,11 @@ where
     /// assert_eq!(err.into_inner(), 0);
     /// ```
     pub fn invoke_timeout(&self, arg: A, timeout: Duration) -> Result<(), SubmitError<A>> {
-        self.invoke_in(arg, Mode::Within(timeout), crate::priority::Priority::Normal)
+        self.invoke_in(
+            arg,
+            Mode::Within(timeout),
+            crate::priority::Priority::Normal,
+        )
     }
 }
 
@@ -152,7 +160,11 @@ where
     /// POOL.invoke_timeout(9, Duration::from_millis(10)).unwrap();
     /// ```
     pub fn invoke_timeout(&'static self, arg: A, timeout: Duration) -> Result<(), SubmitError<A>> {
-        self.invoke_in(arg, Mode::Within(timeout), crate::priority::Priority::Normal)
+        self.invoke_in(
+            arg,
+            Mode::Within(timeout),
+            crate::priority::Priority::Normal,
+        )
     }
 }
 
@@ -189,7 +201,11 @@ mod multi {
         where
             F: FnOnce() + Send + 'static,
         {
-            self.submit_in(task, Mode::Within(timeout), crate::priority::Priority::Normal)
+            self.submit_in(
+                task,
+                Mode::Within(timeout),
+                crate::priority::Priority::Normal,
+            )
         }
     }
 
@@ -217,7 +233,11 @@ mod multi {
         /// mf.invoke_timeout(3, Duration::from_millis(10)).unwrap();
         /// ```
         pub fn invoke_timeout(&self, arg: A, timeout: Duration) -> Result<(), SubmitError<A>> {
-            self.invoke_in(arg, Mode::Within(timeout), crate::priority::Priority::Normal)
+            self.invoke_in(
+                arg,
+                Mode::Within(timeout),
+                crate::priority::Priority::Normal,
+            )
         }
     }
 }

@@ -311,8 +311,13 @@ where
         priority: Priority,
     ) -> Result<crate::JoinHandle<F::Output>, SubmitError<A>> {
         let (handle, reply) = crate::std::join::pair();
-        Engine::submit(&self.engine, Call::with_reply(arg, reply), Mode::Block, priority)
-            .map_err(|e| e.map(Call::into_arg))?;
+        Engine::submit(
+            &self.engine,
+            Call::with_reply(arg, reply),
+            Mode::Block,
+            priority,
+        )
+        .map_err(|e| e.map(Call::into_arg))?;
         Ok(handle)
     }
 

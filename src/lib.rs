@@ -179,9 +179,11 @@ pub use func::PoolWithFunc;
 pub use multi::{LoadBalancing, MultiPool, MultiPoolWithFunc};
 pub use oneshot::{Oneshot, Recv};
 pub use options::{DEFAULT_EXPIRY, MAX_CAPACITY, Options};
-pub use priority::{Prioritized, Priority};
 #[cfg(feature = "alloc")]
 pub use pool::Pool;
+#[cfg(feature = "std")]
+pub use prioritized::PrioritizedGroup;
+pub use priority::{Prioritized, Priority};
 pub use queue::WorkerRing;
 #[cfg(feature = "alloc")]
 pub use queue::{IdleQueue, WorkerRingBuf, WorkerStack};

@@ -272,9 +272,7 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        crate::std::join::spawn_with(f, |job| {
-            Engine::submit(&self.engine, job, mode, priority)
-        })
+        crate::std::join::spawn_with(f, |job| Engine::submit(&self.engine, job, mode, priority))
     }
 
     /// [`submit`](Pool::submit) for async code: a future that waits for room

@@ -38,6 +38,8 @@ mod join;
 mod oneshot;
 #[path = "loom/pause.rs"]
 mod pause;
+#[path = "loom/priorities.rs"]
+mod priorities;
 #[path = "loom/release.rs"]
 mod release;
 #[path = "loom/scope.rs"]
@@ -202,6 +204,29 @@ fn pool_with_queue(
     LoomPool<impl Fn(u32) + Clone + Send + Sync + 'static>,
     LoomClock,
 ) {
+    pool_built(cap, purge, queue, false, sum)
+}
+
+/// Like [`pool_with_queue`], with a queue and a line per level
+/// (`priorities(true)`).
+fn pool_with_levels(
+    cap: usize,
+    queue: usize,
+    sum: Arc<AtomicUsize>,
+) -> LoomPool<impl Fn(u32) + Clone + Send + Sync + 'static> {
+    pool_built(cap, false, queue, true, sum).0
+}
+
+fn pool_built(
+    cap: usize,
+    purge: bool,
+    queue: usize,
+    levels: bool,
+    sum: Arc<AtomicUsize>,
+) -> (
+    LoomPool<impl Fn(u32) + Clone + Send + Sync + 'static>,
+    LoomClock,
+) {
     let clock = LoomClock(Arc::new(AtomicU64::new(0)));
     let builder = PoolWithFunc::builder_with(
         move |n: u32| {
@@ -212,7 +237,8 @@ fn pool_with_queue(
     )
     .capacity(cap)
     .expiry(Duration::from_nanos(10))
-    .disable_purge(!purge);
+    .disable_purge(!purge)
+    .priorities(levels);
     let builder = match queue {
         0 => builder,
         usize::MAX => builder.unbounded_queue(),

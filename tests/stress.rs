@@ -168,6 +168,66 @@ fn release_while_four_threads_submit_loses_and_doubles_nothing() {
 }
 
 #[test]
+fn with_levels_every_task_runs_or_comes_back_exactly_once_across_a_drain() {
+    // Four submitters at the three levels into a queue per level, racing the
+    // workers and a `release_drain`: each task runs once (on a worker, or by
+    // the drain's caller) or comes back `Closed` to its submitter.
+    use antpool::Priority;
+    for round in 0..size(30) {
+        let pool = Arc::new(
+            Pool::builder()
+                .capacity(2)
+                .max_queued_tasks(64)
+                .priorities(true)
+                .starvation_bound(round as u32 % 3)
+                .build()
+                .unwrap(),
+        );
+        let ran = Arc::new(Mutex::new(Vec::new()));
+        let returned = Arc::new(Mutex::new(Vec::new()));
+        let threads: Vec<_> = (0..SUBMITTERS)
+            .map(|t| {
+                let (pool, ran, returned) = (pool.clone(), ran.clone(), returned.clone());
+                thread::spawn(move || {
+                    for i in 0..2_000 {
+                        let id = t * 1_000_000 + i;
+                        let level = [Priority::Low, Priority::Normal, Priority::High][i % 3];
+                        let ran = ran.clone();
+                        let task = move || ran.lock().unwrap().push(id);
+                        match pool.with_priority(level).submit(task) {
+                            Ok(()) => {}
+                            Err(SubmitError::Closed(_task)) => returned.lock().unwrap().push(id),
+                            Err(e) => panic!("unexpected {e}"),
+                        }
+                    }
+                })
+            })
+            .collect();
+        thread::sleep(Duration::from_micros(200 * (round as u64 % 10)));
+        for task in pool.release_drain() {
+            task.run();
+        }
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert!(eventually(|| pool.running() == 0));
+        let ran = ran.lock().unwrap();
+        let returned = returned.lock().unwrap();
+        let ran_set: HashSet<_> = ran.iter().collect();
+        assert_eq!(ran_set.len(), ran.len(), "round {round}: a task ran twice");
+        assert!(
+            returned.iter().all(|id| !ran_set.contains(id)),
+            "round {round}"
+        );
+        assert_eq!(
+            ran.len() + returned.len(),
+            SUBMITTERS * 2_000,
+            "round {round}: lost"
+        );
+    }
+}
+
+#[test]
 fn tune_up_and_down_in_a_loop_under_load() {
     let pool = Arc::new(
         Pool::builder()

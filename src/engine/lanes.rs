@@ -149,7 +149,9 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
     pub(crate) fn looks_empty(&self) -> bool {
         #[cfg(feature = "alloc")]
         if let Some(extra) = &self.extra {
-            return extra.high.looks_empty() && self.normal.looks_empty() && extra.low.looks_empty();
+            return extra.high.looks_empty()
+                && self.normal.looks_empty()
+                && extra.low.looks_empty();
         }
         self.normal.looks_empty()
     }

@@ -69,9 +69,9 @@ pub(crate) use transport::MAX_RING;
 pub(crate) use wait_async::Admit;
 
 use ctl::{Adm, Ctl};
+use lanes::Lanes;
 use node::List;
 use padded::Padded;
-use lanes::Lanes;
 use transport::Growth;
 
 /// What became of one task: the std faces report a caught panic.

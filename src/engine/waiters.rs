@@ -377,7 +377,12 @@ impl<F: Flavor> Engine<F> {
                     // Admit it (the waiters' flags are ours to pass, under the
                     // lock), unless the pool is at its limit for the level or
                     // paused.
-                    if self.gate.adm.enter(|a| self.handoff_full(a, level)).is_err() {
+                    if self
+                        .gate
+                        .adm
+                        .enter(|a| self.handoff_full(a, level))
+                        .is_err()
+                    {
                         break;
                     }
                 } else if self.lane.len_at(level) + self.config.hysteresis()

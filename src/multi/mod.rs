@@ -478,7 +478,9 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
     where
         F: FnOnce() + Send + 'static,
     {
-        let admit = self.shards.submit_async(SmallTask::new(task), true, priority);
+        let admit = self
+            .shards
+            .submit_async(SmallTask::new(task), true, priority);
         async move { admit.await.map_err(|e| e.map(SmallTask::into_box)) }
     }
 

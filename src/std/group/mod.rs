@@ -532,7 +532,11 @@ impl<T: Send + 'static> TaskGroup<T> {
     }
 
     /// [`spawn_async`](Self::spawn_async) at `priority`.
-    pub(crate) fn spawn_async_at<F>(&mut self, f: F, priority: Priority) -> GroupSpawnAsync<'_, F, T>
+    pub(crate) fn spawn_async_at<F>(
+        &mut self,
+        f: F,
+        priority: Priority,
+    ) -> GroupSpawnAsync<'_, F, T>
     where
         F: FnOnce() -> T + Send + 'static,
     {

@@ -41,6 +41,11 @@ where
     }
 
     fn admit(&self, task: SmallTask, priority: Priority) -> Admission {
-        Box::pin(Admit::<F, Arc<Engine<F>>>::new(self.clone(), task, true, priority))
+        Box::pin(Admit::<F, Arc<Engine<F>>>::new(
+            self.clone(),
+            task,
+            true,
+            priority,
+        ))
     }
 }
