@@ -63,7 +63,9 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
     /// Adds a task at `level` (the `Normal` lane without levels); hands it
     /// back when that bounded lane is full, or the lanes are closed
     /// ([`is_closed`](Self::is_closed) tells which).
-    #[inline]
+    // Inlined into the hot paths: a task passed by value through a call is
+    // copied through memory (engine README, cost model).
+    #[inline(always)]
     pub(crate) fn push(&self, task: T, level: Priority) -> Result<(), T> {
         #[cfg(feature = "alloc")]
         if let Some(extra) = &self.extra {
@@ -84,7 +86,9 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
     }
 
     /// Takes the oldest task of the highest level that has one.
-    #[inline]
+    // Inlined into the hot paths: a task passed by value through a call is
+    // copied through memory (engine README, cost model).
+    #[inline(always)]
     pub(crate) fn pop(&self) -> Option<T> {
         #[cfg(feature = "alloc")]
         if let Some(extra) = &self.extra {
@@ -101,7 +105,9 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
     /// the taking worker's own count of takes in a row from above a waiting
     /// lower level (`streak`): at `bound` such takes, the next comes from the
     /// highest waiting level below the one it would take from.
-    #[inline]
+    // Inlined into the hot paths: a task passed by value through a call is
+    // copied through memory (engine README, cost model).
+    #[inline(always)]
     pub(crate) fn pop_fair(&self, bound: u32, streak: &mut u32) -> Option<T> {
         #[cfg(feature = "alloc")]
         if let Some(extra) = &self.extra {
@@ -145,7 +151,9 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
     }
 
     /// Whether every lane looked empty a moment ago (loads: for polling).
-    #[inline]
+    // Inlined into the hot paths: a task passed by value through a call is
+    // copied through memory (engine README, cost model).
+    #[inline(always)]
     pub(crate) fn looks_empty(&self) -> bool {
         #[cfg(feature = "alloc")]
         if let Some(extra) = &self.extra {

@@ -75,7 +75,13 @@ impl<F: Flavor> Engine<F> {
         mode: Mode,
         priority: Priority,
     ) -> Result<(), SubmitError<F::Task>> {
-        let result = Self::submit_or_hand_back(handle, task, mode, priority);
+        // `Normal`, what every plain submit passes, as a constant: the level
+        // checks below fold away, and a pool without levels runs the code it
+        // always ran.
+        let result = match priority {
+            Priority::Normal => Self::submit_or_hand_back(handle, task, mode, Priority::Normal),
+            other => Self::submit_or_hand_back(handle, task, mode, other),
+        };
         if let Err(_e) = &result {
             handle.engine().counters.rejected.fetch_add(1, Relaxed);
             #[cfg(feature = "tracing")]

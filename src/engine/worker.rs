@@ -317,8 +317,9 @@ impl<F: Flavor> Engine<F> {
 
     /// Takes the next task from the lanes for the worker whose mailbox is
     /// `me`: the highest level's oldest, under the starvation bound if one is
-    /// set (the count is the worker's own, in its mailbox).
-    #[inline]
+    /// set (the count is the worker's own, in its mailbox). Inlined: the
+    /// task comes back by value (engine README, cost model).
+    #[inline(always)]
     fn pop_lane(&self, me: &NodeOf<F>) -> Option<F::Task> {
         let bound = self.config.starvation_bound;
         if bound == 0 {
