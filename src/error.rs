@@ -215,6 +215,8 @@ pub struct Rejected<F>(F);
 unsafe impl<F: Send> Sync for Rejected<F> {}
 
 impl<F> Rejected<F> {
+    /// (Only `spawn`, a `std` face, refuses into one.)
+    #[cfg(feature = "std")]
     pub(crate) fn new(f: F) -> Self {
         Rejected(f)
     }
