@@ -146,7 +146,10 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     println!("  answered within {DEADLINE:?}: {answered}");
     println!("  timed out:               {timed_out}");
     println!("    of which never ran (aborted in the queue or withdrawn): {never_ran}");
-    println!("    of which ran late (begun before the deadline, result dropped): {}", timed_out - never_ran);
+    println!(
+        "    of which ran late (begun before the deadline, result dropped): {}",
+        timed_out - never_ran
+    );
     println!(
         "  pool: {} completed, {} rejected, {} panicked",
         stats.completed, stats.rejected, stats.panicked
@@ -154,7 +157,10 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     // The books balance: every request sent was answered or timed out; every
     // task ran once (answered, or late) or never (aborted before it began).
     assert_eq!(answered + timed_out, sent);
-    assert!(never_ran <= timed_out, "only a request that gave up loses its task");
+    assert!(
+        never_ran <= timed_out,
+        "only a request that gave up loses its task"
+    );
     assert_eq!(stats.completed, began, "each task that began ran once");
     Ok(())
 }

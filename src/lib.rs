@@ -154,6 +154,7 @@ mod owner;
 mod pool;
 pub mod port;
 mod queue;
+mod release;
 mod spawner;
 mod static_func;
 mod stats;
@@ -178,6 +179,7 @@ pub use pool::Pool;
 pub use queue::WorkerRing;
 #[cfg(feature = "alloc")]
 pub use queue::{IdleQueue, WorkerRingBuf, WorkerStack};
+pub use release::{Release, Released};
 pub use static_func::StaticPoolWithFunc;
 pub use stats::Stats;
 #[cfg(feature = "std")]

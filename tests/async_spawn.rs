@@ -42,7 +42,10 @@ fn join_line<F: Future + Unpin>(fut: &mut F, waker: &Waker, pool: &Pool) {
     let before = pool.waiting();
     assert!(
         eventually(|| {
-            assert!(poll_once(fut, waker).is_pending(), "resolved instead of waiting");
+            assert!(
+                poll_once(fut, waker).is_pending(),
+                "resolved instead of waiting"
+            );
             pool.waiting() > before
         }),
         "the future never joined the line"
@@ -97,7 +100,10 @@ fn tokio_spawn_takes_the_future_and_back_pressure_holds() {
         total
     });
     assert_eq!(total, 60 * 61 / 2);
-    assert!(most.load(SeqCst) <= 3, "never more than the capacity at once");
+    assert!(
+        most.load(SeqCst) <= 3,
+        "never more than the capacity at once"
+    );
     pool.release_timeout(PATIENCE).unwrap();
 }
 
@@ -150,7 +156,8 @@ fn a_refused_closure_comes_back_from_the_one_await() {
 #[test]
 fn a_panic_comes_back_from_the_one_await() {
     let pool = Pool::new(1).unwrap();
-    let err = futures_executor::block_on(pool.spawn_async(|| -> u8 { panic!("boom") })).unwrap_err();
+    let err =
+        futures_executor::block_on(pool.spawn_async(|| -> u8 { panic!("boom") })).unwrap_err();
     assert!(err.is_panic());
     assert!(err.to_string().contains("boom"), "{err}");
     assert_eq!(err.into_join_error().unwrap().panic_message(), Some("boom"));
@@ -165,7 +172,11 @@ fn polled_after_the_last_handle_is_gone_it_resolves_closed() {
     drop(pool); // releases it: the futures hold the engine, not the pool
     let err = futures_executor::block_on(spawned).unwrap_err();
     assert!(err.as_submit().unwrap().is_closed());
-    assert!(futures_executor::block_on(submitted).unwrap_err().is_closed());
+    assert!(
+        futures_executor::block_on(submitted)
+            .unwrap_err()
+            .is_closed()
+    );
 }
 
 #[test]
@@ -235,7 +246,10 @@ fn an_abort_handle_withdraws_a_spawn_waiting_for_room() {
     woken.0.store(0, SeqCst);
     // From another thread: Send + Sync.
     assert!(thread::spawn(move || clone.abort()).join().unwrap());
-    assert!(woken.0.load(SeqCst) > 0, "the abort wakes the waiting future");
+    assert!(
+        woken.0.load(SeqCst) > 0,
+        "the abort wakes the waiting future"
+    );
     assert!(abort.is_finished());
     match poll_once(&mut fut, &waker) {
         Poll::Ready(Err(e)) => assert!(e.is_cancelled()),
@@ -266,7 +280,11 @@ fn dropped_by_select_before_the_pool_took_it_the_task_never_runs() {
         }
         let r = ran.clone();
         let slow = pool.submit_async(move || r.add());
-        assert!(tokio::time::timeout(Duration::from_millis(20), slow).await.is_err());
+        assert!(
+            tokio::time::timeout(Duration::from_millis(20), slow)
+                .await
+                .is_err()
+        );
         // Never polled at all: nothing.
         let r = ran.clone();
         drop(pool.spawn_async(move || r.add()));
@@ -289,16 +307,28 @@ fn dropped_after_the_pool_took_it_the_task_runs_unless_aborted_on_drop() {
         // Queued (the pool took it) when the timer fires: it still runs.
         let d = detached.clone();
         let plain = pool.spawn_async(move || d.add());
-        assert!(tokio::time::timeout(Duration::from_millis(20), plain).await.is_err());
+        assert!(
+            tokio::time::timeout(Duration::from_millis(20), plain)
+                .await
+                .is_err()
+        );
         // The same under `abort_on_drop`: aborted in the queue, never runs.
         let g = guarded.clone();
         let aborting = pool.spawn_async(move || g.add()).abort_on_drop();
-        assert!(tokio::time::timeout(Duration::from_millis(20), aborting).await.is_err());
+        assert!(
+            tokio::time::timeout(Duration::from_millis(20), aborting)
+                .await
+                .is_err()
+        );
     });
     gate.open();
     assert!(pool.wait_idle_timeout(PATIENCE));
     assert_eq!(detached.get(), 1, "the detached task ran once");
-    assert_eq!(guarded.get(), 0, "the guarded task was aborted in the queue");
+    assert_eq!(
+        guarded.get(),
+        0,
+        "the guarded task was aborted in the queue"
+    );
     pool.release_timeout(PATIENCE).unwrap();
 }
 
@@ -310,7 +340,11 @@ fn a_join_handle_guard_aborts_a_queued_task_and_detach_keeps_it() {
     let a = aborted.clone();
     drop(pool.spawn(move || a.add()).unwrap().abort_on_drop());
     let k = kept.clone();
-    let handle = pool.spawn(move || k.add()).unwrap().abort_on_drop().detach();
+    let handle = pool
+        .spawn(move || k.add())
+        .unwrap()
+        .abort_on_drop()
+        .detach();
     gate.open();
     handle.join().unwrap();
     assert!(pool.wait_idle_timeout(PATIENCE));
