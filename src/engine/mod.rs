@@ -281,6 +281,9 @@ struct Cold<F: Flavor> {
     /// release made at this count (`released.rs`): another means the pool
     /// was reopened since.
     reboots: usize,
+    /// The count at which the pool was last seen released and drained: that
+    /// release ended, whatever came after it.
+    drained_at: Option<usize>,
 }
 
 // SAFETY: the lists hold pointers to nodes that live on other threads' stacks.
@@ -400,6 +403,7 @@ impl<F: Flavor> Engine<F> {
                     pausers: List::new(),
                     watcher: None,
                     reboots: 0,
+                    drained_at: None,
                 })),
                 counters: Padded::new(Counters {
                     completed: UntrackedUsize::new(0),

@@ -13,7 +13,9 @@
 //!   under the lock where `reboot` raises it), or whichever comes
 //!   (`Awaited::Any`, which on an open pool waits for a release first).
 //! * Before it links its node it checks, under the lock, whether its wait is
-//!   over: reopened since (`Reopened`), or released and drained (`Ok`).
+//!   over: its release drained (`Ok`, noted as `drained_at` by whoever saw it
+//!   drain, even if a reboot came after), reopened since (`Reopened`), or
+//!   released and drained now (`Ok`).
 //! * Linked, it is finished by whoever makes the wait end — both lists at
 //!   once ([`Releasers`]), under the lock where they decide: a worker thread's end or the last task of a closed
 //!   pool that leaves it drained (`DONE`), `release` itself when no thread is
@@ -79,9 +81,12 @@ impl<F: Flavor> Engine<F> {
         }
     }
 
-    /// Under the lock: how a wait for `awaited` ends now, if it does.
+    /// Under the lock: how a wait for `awaited` ends now, if it does. A
+    /// release that drained before a reboot ended `Ok`, even if the wait
+    /// looks only after the reboot.
     fn release_end(&self, cold: &Cold<F>, awaited: Awaited) -> Option<Result<(), ReleaseError>> {
         match awaited {
+            Awaited::Since(reboots) if cold.drained_at == Some(reboots) => Some(Ok(())),
             Awaited::Since(reboots) if cold.reboots != reboots => Some(Err(ReleaseError::Reopened)),
             _ if self.released() => Some(Ok(())),
             _ => None,
@@ -127,12 +132,16 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// Under the lock: the releasers to wake (finish `DONE` once the lock is
-    /// dropped), if the pool is released and drained; none otherwise.
+    /// dropped), if the pool is released and drained; none otherwise. Every
+    /// step that may complete a drain — a worker thread's end, a closed
+    /// pool's last admission or lane pop, a release that finds no thread —
+    /// comes here, so the release's end is also noted (`drained_at`).
     pub(super) fn take_drains_if_drained(&self, cold: &mut Cold<F>) -> Releasers<F> {
-        match self.released() {
-            true => Releasers::take(cold),
-            false => Releasers::none(),
+        if !self.released() {
+            return Releasers::none();
         }
+        cold.drained_at = Some(cold.reboots);
+        Releasers::take(cold)
     }
 
     /// A worker thread ended (`retired`), or a reservation for one that never
