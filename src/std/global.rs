@@ -287,6 +287,7 @@ pub fn wait_released_async() -> Released<'static> {
 /// assert!(antpool::wait_released_timeout(std::time::Duration::from_secs(5)));
 /// antpool::reboot();
 /// ```
+#[must_use]
 pub fn wait_released_timeout(timeout: Duration) -> bool {
     pool().wait_released_timeout(timeout)
 }
