@@ -9,35 +9,16 @@
 
 mod common;
 
-use std::future::Future;
-use std::pin::{Pin, pin};
-use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::pin::pin;
+use std::sync::atomic::Ordering::SeqCst;
 use std::sync::{Arc, mpsc};
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::Poll;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use antpool::{Pool, PoolWithFunc, Release, ReleaseError, Released};
-use common::{Counter, Gate, PATIENCE, TestSpawner, eventually, occupy};
+use common::{Counter, Gate, PATIENCE, TestSpawner, counting_waker, eventually, occupy, poll_once};
 use futures_executor::block_on;
-
-/// A waker that counts its wake-ups.
-struct Count(AtomicUsize);
-
-impl Wake for Count {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, SeqCst);
-    }
-}
-
-fn counting_waker() -> (Waker, Arc<Count>) {
-    let count = Arc::new(Count(AtomicUsize::new(0)));
-    (Waker::from(count.clone()), count)
-}
-
-fn poll_once<F: Future + ?Sized>(fut: Pin<&mut F>, waker: &Waker) -> Poll<F::Output> {
-    fut.poll(&mut Context::from_waker(waker))
-}
 
 /// A pool of `capacity` with a queue of `queue` (0: a hand-off pool) whose
 /// workers count their stop hooks, on a counting spawner.

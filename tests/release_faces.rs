@@ -10,7 +10,7 @@ mod common;
 use std::future::Future;
 use std::pin::{Pin, pin};
 use std::sync::{Arc, LazyLock};
-use std::task::{Context, Poll, Waker};
+use std::task::{Poll, Waker};
 use std::time::Duration;
 
 use antpool::port::{StdClock, StdSpawner};
@@ -20,8 +20,9 @@ use antpool::{
 use common::{Counter, Gate, PATIENCE, eventually};
 use futures_executor::block_on;
 
+/// Polls `fut` once; nothing is woken.
 fn poll_once<F: Future + ?Sized>(fut: Pin<&mut F>) -> Poll<F::Output> {
-    fut.poll(&mut Context::from_waker(Waker::noop()))
+    common::poll_once(fut, Waker::noop())
 }
 
 /// A multi-pool of two pools of one worker whose first pool's worker is
