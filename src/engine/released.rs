@@ -241,7 +241,12 @@ pub(crate) trait Drains: Sync {
 
     /// Stores `waker` in `node` if it is still linked: `false` if someone
     /// unlinked it.
-    fn store_drain_waker(&self, node: &DrainNode, waker: &Waker) -> bool;
+    ///
+    /// # Safety
+    ///
+    /// `node` is the caller's, linked (if at all) by
+    /// [`end_or_link`](Self::end_or_link) of this engine.
+    unsafe fn store_drain_waker(&self, node: &DrainNode, waker: &Waker) -> bool;
 
     /// Unlinks `node` if it is still linked: `false` if someone else did
     /// (their finish is coming).
@@ -272,8 +277,10 @@ where
         None
     }
 
-    fn store_drain_waker(&self, node: &DrainNode, waker: &Waker) -> bool {
-        self.store_waker(node, waker)
+    unsafe fn store_drain_waker(&self, node: &DrainNode, waker: &Waker) -> bool {
+        // SAFETY: a waker node, linked (if at all) in our `drain_futures`
+        // (the caller's contract).
+        unsafe { self.store_waker(node, waker) }
     }
 
     fn unlink(&self, node: &DrainNode) -> bool {
@@ -328,7 +335,8 @@ impl Future for Drain<'_> {
         };
         let engine = this.engine;
         if this.linked {
-            let store = || engine.store_drain_waker(&this.node, cx.waker());
+            // SAFETY: our node, linked by `end_or_link` of this engine.
+            let store = || unsafe { engine.store_drain_waker(&this.node, cx.waker()) };
             let finished = match poll_node(&this.node, store) {
                 Poll::Pending => return Poll::Pending,
                 Poll::Ready(finished) => finished,

@@ -150,7 +150,8 @@ impl<F: Flavor> Waiting<F> {
         let this = handle.engine();
         loop {
             if self.linked {
-                let store = || this.store_waker(&self.node, cx.waker());
+                // SAFETY: our node, linked in this engine's waiters.
+                let store = || unsafe { this.store_waker(&self.node, cx.waker()) };
                 let finished = match poll_node(&self.node, store) {
                     Poll::Pending => return Poll::Pending,
                     Poll::Ready(finished) => finished,
@@ -360,16 +361,25 @@ impl<F: Flavor, H: EngineRef<Engine<F>>> Drop for Admit<F, H> {
 }
 
 impl<F: Flavor> Engine<F> {
-    /// Stores `waker` in `node`, an async owner's node in one of this
-    /// engine's lists, if it is still linked there (`WAITING`): `false` if
-    /// someone unlinked it (under the lock, which marked it `TAKEN`).
-    pub(super) fn store_waker<T, Sig: Signal>(&self, node: &Node<T, Sig>, waker: &Waker) -> bool {
+    /// Stores `waker` in `node` if it is still linked (`WAITING`): `false`
+    /// if someone unlinked it (under the lock, which marked it `TAKEN`).
+    ///
+    /// # Safety
+    ///
+    /// `node` is the caller's, made by `Node::for_waker`, and linked (if at
+    /// all) in one of this engine's lists, whose lock this takes.
+    pub(super) unsafe fn store_waker<T, Sig: Signal>(
+        &self,
+        node: &Node<T, Sig>,
+        waker: &Waker,
+    ) -> bool {
         let cold = self.cold.lock();
         if node.state() != state::WAITING {
             return false;
         }
-        // SAFETY: our node, linked (unlinking marks it TAKEN under the lock,
-        // which we hold).
+        // SAFETY: the caller's node, still linked in a list of ours (the
+        // caller's contract; unlinking marks it TAKEN under the lock, which we
+        // hold), so nobody else touches its waker.
         unsafe { node.set_waker(waker) };
         drop(cold);
         true
@@ -412,7 +422,8 @@ impl<F: Flavor> Future for Quiet<'_, F> {
         let this = unsafe { self.get_unchecked_mut() };
         let engine = this.engine;
         if this.linked {
-            let store = || engine.store_waker(&this.node, cx.waker());
+            // SAFETY: our node, linked in this engine's `idlers`.
+            let store = || unsafe { engine.store_waker(&this.node, cx.waker()) };
             return match poll_node(&this.node, store) {
                 Poll::Pending => Poll::Pending,
                 Poll::Ready(_) => {
