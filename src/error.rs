@@ -215,7 +215,7 @@ pub struct Rejected<F>(F);
 unsafe impl<F: Send> Sync for Rejected<F> {}
 
 impl<F> Rejected<F> {
-    /// (Made by the std spawns only.)
+    /// (Only `spawn`, a `std` face, refuses into one.)
     #[cfg(feature = "std")]
     pub(crate) fn new(f: F) -> Self {
         Rejected(f)
@@ -351,11 +351,17 @@ impl fmt::Display for BuildError {
 
 impl core::error::Error for BuildError {}
 
-/// Why [`release_timeout`](crate::Pool::release_timeout) did not end cleanly.
+/// Why a release did not end cleanly: [`release_timeout`](crate::Pool::release_timeout),
+/// [`release_async`](crate::Pool::release_async) or
+/// [`wait_released_async`](crate::Pool::wait_released_async).
 ///
 /// ```
 /// use antpool::ReleaseError;
 /// assert_eq!(ReleaseError::Closed.to_string(), "the pool was already released");
+/// assert_eq!(
+///     ReleaseError::Reopened.to_string(),
+///     "the pool was rebooted before its workers had exited"
+/// );
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -365,6 +371,10 @@ pub enum ReleaseError {
     Timeout,
     /// The pool was already released.
     Closed,
+    /// A [`reboot`](crate::Pool::reboot) reopened the pool while the release
+    /// waited for its workers to exit. The pool is open again; workers still
+    /// finishing a task from before the release go on serving.
+    Reopened,
     /// Some pools of a multi-pool did not release cleanly: each one's index and
     /// error, in index order.
     #[cfg(feature = "alloc")]
@@ -378,6 +388,9 @@ impl fmt::Display for ReleaseError {
                 f.write_str("timed out waiting for the pool's workers to exit")
             }
             ReleaseError::Closed => f.write_str("the pool was already released"),
+            ReleaseError::Reopened => {
+                f.write_str("the pool was rebooted before its workers had exited")
+            }
             #[cfg(feature = "alloc")]
             ReleaseError::Pools(errors) => {
                 for (n, (index, error)) in errors.iter().enumerate() {

@@ -167,8 +167,9 @@ macro_rules! lifecycle_methods {
         #[doc = "tasks already queued still run: the workers finish them, then exit (idle"]
         #[doc = "ones at once). Does not wait — the tasks run on detached workers, which"]
         #[doc = "end with the process if `main` returns first: `wait_idle_timeout` waits"]
-        #[doc = "for them, `release_timeout` for the workers to exit, and `release_drain`"]
-        #[doc = "takes back the queued tasks instead. A second call does nothing."]
+        #[doc = "for them, `release_timeout` (or, in async code, `release_async`) for the"]
+        #[doc = "workers to exit, and `release_drain` takes back the queued tasks instead."]
+        #[doc = "A second call does nothing."]
         #[doc = ""]
         #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n")]
         #[doc = "pool.release();\nassert!(pool.is_closed());\n```"]
@@ -181,14 +182,16 @@ macro_rules! lifecycle_methods {
         #[doc = "running (the pool stays closed; they exit after their task),"]
         #[doc = "[`ReleaseError::Closed`](crate::ReleaseError::Closed) if the pool was"]
         #[doc = "already released. Called from one of the pool's own tasks it can only"]
-        #[doc = "time out, since the calling worker is still running."]
+        #[doc = "time out, since the calling worker is still running. `release_async`"]
+        #[doc = "waits without a thread, and without a timeout chosen up front."]
         #[doc = ""]
         #[doc = "# Errors"]
         #[doc = ""]
         #[doc = "[`ReleaseError::Timeout`](crate::ReleaseError::Timeout) if workers still run"]
         #[doc = "when the time is up (the pool stays closed, they exit after their task, and"]
-        #[doc = "`wait_idle_timeout` keeps waiting); [`ReleaseError::Closed`](crate::ReleaseError::Closed)"]
-        #[doc = "if the pool was already released."]
+        #[doc = "`wait_released_timeout` keeps waiting); [`ReleaseError::Closed`](crate::ReleaseError::Closed)"]
+        #[doc = "if the pool was already released; [`ReleaseError::Reopened`](crate::ReleaseError::Reopened)"]
+        #[doc = "if a `reboot` reopened it during the wait."]
         #[doc = ""]
         #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n", $submit, ";\n")]
         #[doc = "pool.release_timeout(std::time::Duration::from_secs(5)).unwrap();\nassert_eq!(pool.running(), 0);"]
@@ -200,7 +203,96 @@ macro_rules! lifecycle_methods {
             self.engine.release_timeout(timeout)
         }
 
-        #[doc = "Reopens a released pool."]
+        #[doc = "Releases the pool **now**, as `release` does — before this returns, not"]
+        #[doc = "when the future is first polled — and returns a future that waits for"]
+        #[doc = "every worker to exit, without holding a thread (any executor)."]
+        #[doc = ""]
+        #[doc = "It resolves `Ok(())` once no worker thread is left (every stop hook"]
+        #[doc = "has run). Dropping it abandons the wait and nothing else: the pool"]
+        #[doc = "stays closed, queued and running tasks go on, the workers exit as they"]
+        #[doc = "finish; `release_drain` takes back what has not started, and"]
+        #[doc = "`wait_released_async` waits again. So"]
+        #[doc = "`select! { r = pool.release_async() => r?, _ = ctrl_c() => drop(pool.release_drain()) }`"]
+        #[doc = "gives up the wait on a signal. Awaited on one of the pool's own"]
+        #[doc = "workers it never resolves (that worker is still running). See"]
+        #[doc = "[`Release`](crate::Release)."]
+        #[doc = ""]
+        #[doc = "# Errors"]
+        #[doc = ""]
+        #[doc = "[`ReleaseError::Closed`](crate::ReleaseError::Closed) at the first poll, without"]
+        #[doc = "waiting, if the pool was already released at the call;"]
+        #[doc = "[`ReleaseError::Reopened`](crate::ReleaseError::Reopened) if a `reboot` reopened"]
+        #[doc = "the pool before its workers were gone. Never a timeout: drop the"]
+        #[doc = "future instead."]
+        #[doc = ""]
+        #[doc = concat!("```
+", $setup, "let pool = ", $pool, ";
+", $submit, ";
+")]
+        #[doc = "let release = pool.release_async(); // closed already
+assert!(pool.is_closed());"]
+        #[doc = "futures_executor::block_on(release).unwrap();
+assert_eq!(pool.running(), 0);"]
+        #[doc = "assert_eq!(
+    futures_executor::block_on(pool.release_async()),
+    Err(antpool::ReleaseError::Closed)
+);
+```"]
+        pub fn release_async(&self) -> crate::release::Release<'_> {
+            crate::release::Release::new(crate::release::Wait::One(self.engine.release_async()))
+        }
+
+        #[doc = "Waits, without holding a thread, until the pool is released and every"]
+        #[doc = "worker has exited: resumes the wait of a dropped `release_async`"]
+        #[doc = "future. On an open pool it waits for a release (by any handle), then"]
+        #[doc = "for the workers. Lazy, as futures are: nothing happens until it is"]
+        #[doc = "polled. See [`Released`](crate::Released)."]
+        #[doc = ""]
+        #[doc = "# Errors"]
+        #[doc = ""]
+        #[doc = "[`ReleaseError::Reopened`](crate::ReleaseError::Reopened) if a `reboot` reopened"]
+        #[doc = "the pool before its workers were gone."]
+        #[doc = ""]
+        #[doc = concat!("```
+", $setup, "let pool = ", $pool, ";
+", $submit, ";
+")]
+        #[doc = "drop(pool.release_async()); // released; the wait abandoned"]
+        #[doc = "futures_executor::block_on(pool.wait_released_async()).unwrap();
+assert_eq!(pool.running(), 0);
+```"]
+        pub fn wait_released_async(&self) -> crate::release::Released<'_> {
+            crate::release::Released::new(crate::release::Wait::One(
+                self.engine.wait_released_async(),
+            ))
+        }
+
+        #[doc = "Blocks until the pool is released and every worker has exited, for"]
+        #[doc = "at most `timeout`: `true` if that happened, `false` if the time ran"]
+        #[doc = "out first or a `reboot` reopened the pool. On an open pool it waits"]
+        #[doc = "for a release (by another thread) too. The blocking twin of"]
+        #[doc = "`wait_released_async`, and the way to keep waiting after"]
+        #[doc = "`release_timeout` timed out."]
+        #[doc = ""]
+        #[doc = concat!("```
+", $setup, "let pool = ", $pool, ";
+", $submit, ";
+")]
+        #[doc = "assert!(!pool.wait_released_timeout(std::time::Duration::ZERO)); // open"]
+        #[doc = "pool.release();
+assert!(pool.wait_released_timeout(std::time::Duration::from_secs(5)));"]
+        #[doc = "assert_eq!(pool.running(), 0);
+```"]
+        pub fn wait_released_timeout(&self, timeout: core::time::Duration) -> bool {
+            self.engine
+                .wait_released(crate::engine::Awaited::Any, Some(timeout))
+                .is_ok()
+        }
+
+        #[doc = "Reopens a released pool. A release still waiting for the workers to"]
+        #[doc = "exit (`release_timeout`, `release_async`, `wait_released_*`) ends with"]
+        #[doc = "[`ReleaseError::Reopened`](crate::ReleaseError::Reopened). On an open"]
+        #[doc = "pool it does nothing."]
         #[doc = ""]
         #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n")]
         #[doc = concat!("pool.release();\npool.reboot();\nassert!(!pool.is_closed());\n", $submit, ";\n```")]

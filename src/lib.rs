@@ -48,13 +48,14 @@
 //! |---|---|
 //! | [`Pool`], [`PoolWithFunc`], [`StaticPoolWithFunc`] | the pools: boxed closures; one function over typed arguments; the same in a `static` |
 //! | [`MultiPool`], [`MultiPoolWithFunc`], [`LoadBalancing`] | several pools behind one face |
-//! | [`submit`], [`spawn`], [`running`], [`release_timeout`], … | the default pool, created on first use |
+//! | [`submit`], [`spawn`], [`running`], [`release_timeout`], [`release_async`], … | the default pool, created on first use |
 //! | [`JoinHandle`], [`JoinError`], [`WorkFn`], [`panic_message`] | results of `spawn` and `call`: join, poll or `.await`; panics |
 //! | [`Scope`], [`ScopedJoinHandle`], [`scope`] | tasks that borrow from the caller's stack (`std`) |
 //! | [`TaskGroup`], [`TaskId`], [`CancelToken`], [`GroupError`], [`group`] | task groups: joined as they complete, cancelled together (`std`) |
 //! | [`Stats`] | a lock-free snapshot of a pool's counters |
 //! | [`Builder`], [`Options`] | every option, validated into [`BuildError`] |
 //! | [`SubmitError`], [`Task`], [`ReleaseError`] | rejected tasks come back inside the error |
+//! | [`Release`], [`Released`] | the futures of `release_async` and `wait_released_async`: waiting for the workers to exit |
 //! | [`WorkerStack`], [`WorkerRing`], [`WorkerRingBuf`], [`IdleQueue`] | the idle-worker policy (LIFO, FIFO, fixed, chosen at build) |
 //! | [`port`] | for port authors: the platform traits (`Spawner`, `Signal`, `Clock`, `WorkerQueue`), and the std platform |
 //!
@@ -82,6 +83,33 @@
 //!   with `wait_idle_timeout`.
 //! - A deadline, then take back what never ran: `release_timeout(deadline)`,
 //!   then `release_drain()` returns every queued task that has not started.
+//! - In async code, `release_async()` closes the pool at once and returns a
+//!   future that waits for the workers without holding a thread. It never
+//!   times out: drop it (a `select!` against a signal or a timer) to stop
+//!   waiting, and the pool stays closed; `wait_released_async()` waits again.
+//!   A `reboot` during the wait ends it with [`ReleaseError::Reopened`].
+//!
+//! ```
+//! use antpool::Pool;
+//! use std::time::Duration;
+//!
+//! let pool = Pool::builder().capacity(2).max_queued_tasks(100).build()?;
+//! for _ in 0..10 {
+//!     pool.submit(|| std::thread::sleep(Duration::from_millis(1)))?;
+//! }
+//! let rt = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
+//! rt.block_on(async {
+//!     tokio::select! {
+//!         released = pool.release_async() => released,
+//!         _ = tokio::time::sleep(Duration::from_secs(5)) => {
+//!             drop(pool.release_drain()); // give up: what never started, back
+//!             pool.wait_released_async().await
+//!         }
+//!     }
+//! })?;
+//! assert_eq!(pool.running(), 0);
+//! # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+//! ```
 //!
 //! ```
 //! use antpool::Pool;
@@ -111,8 +139,8 @@
 //! | `critical-section` | no | atomics through `critical-section` on targets without CAS (thumbv6m) |
 //!
 //! Without `std` (a [`StaticPoolWithFunc`] on a port): `invoke`,
-//! `invoke_timeout`, `invoke_async` and `wait_idle_async` (built on
-//! `core::task`), `min_idle`, `clear_queue`, `pause` and `resume`, worker
+//! `invoke_timeout`, `invoke_async`, `wait_idle_async` and `release_async`
+//! (built on `core::task`), `min_idle`, `clear_queue`, `pause` and `resume`, worker
 //! hooks as plain functions (`on_worker_start`, `on_worker_stop`). With `std`
 //! only: hooks that are closures (the builders'), `JoinHandle` results
 //! (`spawn`, `call`, `spawn_async`) and `abort`, scoped tasks, task groups,
@@ -160,6 +188,7 @@ pub mod port;
 mod prioritized;
 mod priority;
 mod queue;
+mod release;
 mod spawner;
 mod static_func;
 mod stats;
@@ -187,14 +216,15 @@ pub use priority::{Prioritized, Priority};
 pub use queue::WorkerRing;
 #[cfg(feature = "alloc")]
 pub use queue::{IdleQueue, WorkerRingBuf, WorkerStack};
+pub use release::{Release, Released};
 pub use static_func::StaticPoolWithFunc;
 pub use stats::Stats;
 #[cfg(feature = "std")]
 pub use std::global::group;
 #[cfg(feature = "std")]
 pub use std::global::{
-    cap, configure, free, reboot, release, release_timeout, running, scope, spawn, spawn_async,
-    submit, submit_async, wait_idle,
+    cap, configure, free, reboot, release, release_async, release_timeout, running, scope, spawn,
+    spawn_async, submit, submit_async, wait_idle, wait_released_async, wait_released_timeout,
 };
 #[cfg(feature = "std")]
 pub use std::{

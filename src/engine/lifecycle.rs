@@ -1,13 +1,15 @@
 //! The cold paths of a pool's life: `tune`, expiry and `purge`, `release` (and
-//! its drain), `reboot`, `wait_idle`, and the end of a worker thread.
+//! its drain), `reboot`, and the park of a thread that waits on the workers
+//! (`wait_idle`, `pause`, a releaser). Waiting for a release to end is
+//! `released.rs`.
 
 use core::time::Duration;
 
 use super::ctl::{CLOSED, adm};
 use super::node::{Chain, Node, state};
-use super::{AbortOnUnwind, ChainOf, Engine, EngineRef, Flavor, Guard, ListOf};
+use super::released::Releasers;
+use super::{AbortOnUnwind, ChainOf, Cold, Engine, EngineRef, Flavor, Guard, ListOf, NodeOf};
 use crate::clock::{Clock, Instant};
-use crate::error::ReleaseError;
 use crate::queue::{IdleWorker, WorkerId, WorkerQueue};
 use crate::spawner::{Signal, Spawner};
 use crate::sync::Ordering::Relaxed;
@@ -175,6 +177,15 @@ impl<F: Flavor> Engine<F> {
     /// in the lane, which wake as lookers to run them — and busy workers and
     /// lookers drain the lane and retire. `false` if it was already closed.
     pub(crate) fn release(&self) -> bool {
+        self.close().is_some()
+    }
+
+    /// [`release`](Self::release), returning how many times the pool had been
+    /// reopened when it closed — what a releaser waits with (`released.rs`)
+    /// — or `None` if it was closed already. Releasers that waited on the
+    /// open pool (`wait_released`) are finished `DONE` here if nothing is
+    /// left to wait for (no worker thread at all); else a thread's end does.
+    pub(crate) fn close(&self) -> Option<usize> {
         let mut cold = self.cold.lock();
         // A pool other than a hand-off one is closed from the inside out, each by a
         // read-modify-write after the one before: the lane (no push lands
@@ -188,7 +199,7 @@ impl<F: Flavor> Engine<F> {
             self.ctl.set(CLOSED);
         }
         if self.gate.adm.set(adm::CLOSED) & adm::CLOSED != 0 {
-            return false;
+            return None;
         }
         // A closed pool runs what it holds and ends: paused, it never could.
         // (Cleared before the parked workers are woken: they see it clear.)
@@ -200,6 +211,8 @@ impl<F: Flavor> Engine<F> {
         let turned_away = cold.waiters.take_all();
         self.gate.adm.clear(adm::ANY_WAITERS);
         self.counters.waiting.store(0, Relaxed);
+        let releasers = self.take_drains_if_drained(&mut cold);
+        let reboots = cold.reboots;
         drop(cold);
         woken.finish_all(state::WAKE);
         retired.finish_all(state::RETIRE);
@@ -207,7 +220,8 @@ impl<F: Flavor> Engine<F> {
             line.finish_all(state::CLOSED);
         }
         pausers.finish_all(state::DONE);
-        true
+        releasers.finish(state::DONE);
+        Some(reboots)
     }
 
     /// No task can come any more to a closed pool: a hand-off pool's admission
@@ -333,83 +347,50 @@ impl<F: Flavor> Engine<F> {
         cleared
     }
 
-    /// Releases the pool and waits up to `timeout` for every worker to exit.
-    pub(crate) fn release_timeout(&self, timeout: Duration) -> Result<(), ReleaseError> {
-        if !self.release() {
-            return Err(ReleaseError::Closed);
-        }
-        self.wait_drained(timeout)
-    }
-
-    /// Waits up to `timeout` for every worker thread to end.
-    pub(crate) fn wait_drained(&self, timeout: Duration) -> Result<(), ReleaseError> {
-        match self.park_until(|c| &mut c.drains, |e| e.drained(), false, Some(timeout)) {
-            true => Ok(()),
-            false => Err(ReleaseError::Timeout),
-        }
-    }
-
-    /// Whether no worker thread is left, nor reserved, nor can be: no task is
-    /// in flight (a hand-off pool's admission count), none in the lane.
-    /// Under this lock, where `live` falls; then the lane before `T` (a task
-    /// is popped by a worker counted in `T` from before its pop until it
-    /// retires), so a task that moves on between the two reads is seen by
-    /// the later one. (The lane is read but in a hand-off pool: other pools'
-    /// submitters have no window, and a task pushed before the release may
-    /// wait there while its submitter starts a looker for it. In a hand-off
-    /// pool `Adm`'s count covers it.) `T` is read by a read-modify-write: it
-    /// heads a release sequence on `Ctl` (whose writers are all RMWs), so the
-    /// CAS of a looker reserved after it reads from it and synchronizes with
-    /// it, and that looker's check of the lane sees every pop our read of the
-    /// lane saw. With a load, a third thread's pop of the last task
-    /// (`clear_queue`, `release_drain`) could be seen here and not by that
-    /// looker's check, which would start a thread after we returned (allowed
-    /// by the C++ model, not by x86's or ARMv8's).
-    fn drained(&self) -> bool {
-        self.counters.live.load(Relaxed) == 0
-            && !(self.config.lane_closes() && self.lane.has_tasks())
-            && self.ctl.read_rmw().threads() == 0
-            && self.gate.adm.load() & adm::COUNT == 0
-    }
-
-    /// After the admission count fell to 0 in a closed pool: a releaser may be
-    /// waiting for exactly that.
-    pub(super) fn wake_drains(&self) {
-        let mut cold = self.cold.lock();
-        let drains = self.take_drains_if_drained(&mut cold);
-        drop(cold);
-        drains.finish_all(state::DONE);
-    }
-
-    /// Under the lock: the releasers to wake (finish `DONE` once the lock is
-    /// dropped), if the pool is drained; none otherwise.
-    fn take_drains_if_drained(&self, cold: &mut super::Guard<'_, F>) -> ChainOf<F> {
-        match self.drained() {
-            true => cold.drains.take_all(),
-            false => Chain::new(),
-        }
-    }
-
     /// Parks on a node in the list `pick` selects until `done` (checked under the
     /// lock, first) holds and whoever makes it hold finishes the node. With
     /// `idlers`, the `IDLERS` flag that tells workers to look is raised while
     /// the node is linked, and lowered with the last one.
     pub(super) fn park_until(
         &self,
-        pick: fn(&mut super::Cold<F>) -> &mut ListOf<F>,
+        pick: fn(&mut Cold<F>) -> &mut ListOf<F>,
         done: fn(&Self) -> bool,
         idlers: bool,
         timeout: Option<Duration>,
     ) -> bool {
-        let node: super::NodeOf<F> = Node::new(self.spawner.signal(), state::WAITING);
+        let node: NodeOf<F> = Node::new(self.spawner.signal(), state::WAITING);
         let mut cold = self.cold.lock();
         if self.holds_or_flag(&mut cold, done, idlers) {
             return true;
         }
+        let unlinked = |cold: &mut Guard<'_, F>| {
+            if idlers {
+                self.lower_idlers_flag(cold);
+            }
+        };
+        self.park_on(cold, &node, pick, timeout, unlinked).is_some()
+    }
+
+    /// Links `node` (a thread's, made by the caller, `WAITING` and in no
+    /// list) at the back of the list `pick` selects, drops the lock, and
+    /// parks until whoever unlinks it finishes it: returns the state it was
+    /// finished with. With a `timeout`, `None` if the time ran out first and
+    /// we unlinked the node ourselves (`unlinked` then runs, under the lock).
+    /// Either way the node is in no list, nor held by a finisher, when this
+    /// returns.
+    pub(super) fn park_on(
+        &self,
+        mut cold: Guard<'_, F>,
+        node: &NodeOf<F>,
+        pick: fn(&mut Cold<F>) -> &mut ListOf<F>,
+        timeout: Option<Duration>,
+        unlinked: impl FnOnce(&mut Guard<'_, F>),
+    ) -> Option<u8> {
         let bomb = AbortOnUnwind;
-        // SAFETY: `node` stays on this stack, unmoved, until it is unlinked by us
-        // below or finished by someone else and we consumed the token.
-        unsafe { pick(&mut cold).push_back((&node).into()) };
+        // SAFETY: `node` is borrowed for this whole call, so it stays where it
+        // is; we return only once it is unlinked by us below, or finished by
+        // someone else and we consumed the token.
+        unsafe { pick(&mut cold).push_back(node.into()) };
         drop(cold);
         let finished = match timeout {
             None => {
@@ -419,10 +400,8 @@ impl<F: Flavor> Engine<F> {
             Some(timeout) => {
                 node.signal().wait_timeout(timeout) || {
                     let mut cold = self.cold.lock();
-                    if pick(&mut cold).remove((&node).into()) {
-                        if idlers {
-                            self.lower_idlers_flag(&mut cold);
-                        }
+                    if pick(&mut cold).remove(node.into()) {
+                        unlinked(&mut cold);
                         false
                     } else {
                         // Finished just now; its notify is coming.
@@ -434,26 +413,18 @@ impl<F: Flavor> Engine<F> {
             }
         };
         bomb.disarm();
-        finished
-    }
-
-    /// A worker thread ended (`retired`), or a reservation for one that never
-    /// started is given back: wakes the releasers if it was the last.
-    pub(super) fn thread_gone(&self, retired: bool) {
-        let mut cold = self.cold.lock();
-        self.counters.live.fetch_sub(1, Relaxed);
-        if retired {
-            self.counters.retired.fetch_add(1, Relaxed);
-        }
-        let drains = self.take_drains_if_drained(&mut cold);
-        drop(cold);
-        drains.finish_all(state::DONE);
+        finished.then(|| node.state())
     }
 
     /// Reopens a released pool. Workers still finishing their last task before the
-    /// release go on serving.
+    /// release go on serving. Releasers still waiting for the workers to exit
+    /// are finished `REOPENED`: nothing would end their wait now. A pool that
+    /// is open is left as it is.
     pub(crate) fn reboot(&self) {
-        let _cold = self.cold.lock();
+        let mut cold = self.cold.lock();
+        if self.gate.adm.load() & adm::CLOSED == 0 {
+            return;
+        }
         // Opened with `Adm` last: a submitter that sees `Adm` open finds
         // the workers' word and the lane open too.
         if self.config.lane_closes() {
@@ -461,6 +432,10 @@ impl<F: Flavor> Engine<F> {
             self.lane.reopen();
         }
         self.gate.adm.clear(adm::CLOSED);
+        cold.reboots = cold.reboots.wrapping_add(1);
+        let releasers = Releasers::take(&mut cold);
+        drop(cold);
+        releasers.finish(state::REOPENED);
     }
 }
 

@@ -15,6 +15,7 @@
 //! | `watch.rs` | the watch duty that bounds how long a task waits for a busy worker |
 //! | `spin.rs` | busy-waits bounded by time |
 //! | `lifecycle.rs` | tune, purge, release, reboot |
+//! | `released.rs` | waiting for a release to end: blocking, or as a future |
 //! | `quiet.rs` | `wait_idle`, and the pause |
 //! | `launch.rs` | how a new worker's first task reaches its thread |
 //! | `node.rs` | the parking records of the cold paths |
@@ -51,6 +52,7 @@ mod list_loom;
 mod node;
 mod padded;
 mod quiet;
+mod released;
 mod ring;
 mod spin;
 mod submit;
@@ -61,6 +63,7 @@ mod watch;
 mod worker;
 
 pub(crate) use ctl::MAX_WORKERS;
+pub(crate) use released::{Awaited, Drain};
 #[cfg(feature = "alloc")]
 pub(crate) use ring::boxed_slots;
 pub(crate) use ring::{Slot, Slots};
@@ -273,14 +276,25 @@ struct Cold<F: Flavor> {
     /// Blocked submitters, oldest first (threads and async tasks alike): a
     /// line per level.
     waiters: waiters::Lines<<F as Flavor>::Task, SignalOf<F>>,
-    /// Releasers waiting for the last worker thread to end.
+    /// Threads waiting for the last worker thread of a released pool to end
+    /// (on an open pool, for a release first).
     drains: ListOf<F>,
+    /// Futures waiting for the same (`release_async`): finished with
+    /// `drains`, always together (`released.rs`).
+    drain_futures: List<(), node::NoSignal>,
     /// `wait_idle` callers waiting for the pool to fall quiet.
     idlers: ListOf<F>,
     /// `pause` callers waiting for the last running task to finish.
     pausers: ListOf<F>,
     /// The parked worker on watch duty (`watch.rs`), if any.
     watcher: Option<WorkerId>,
+    /// How many times `reboot` reopened the pool. A releaser waits for the
+    /// release made at this count (`released.rs`): another means the pool
+    /// was reopened since.
+    reboots: usize,
+    /// The count at which the pool was last seen released and drained: that
+    /// release ended, whatever came after it.
+    drained_at: Option<usize>,
 }
 
 // SAFETY: the lists hold pointers to nodes that live on other threads' stacks.
@@ -398,9 +412,12 @@ impl<F: Flavor> Engine<F> {
                     idle: queue,
                     waiters: waiters::Lines::new(),
                     drains: List::new(),
+                    drain_futures: List::new(),
                     idlers: List::new(),
                     pausers: List::new(),
                     watcher: None,
+                    reboots: 0,
+                    drained_at: None,
                 })),
                 counters: Padded::new(Counters {
                     completed: UntrackedUsize::new(0),

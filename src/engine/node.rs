@@ -25,9 +25,10 @@ use crate::sync::{AtomicU8, Ordering};
 use crate::spawner::Signal;
 
 /// Node states. A worker's mailbox moves BUSY → IDLE → (TAKEN → WAKE | RETIRE);
-/// a waiter WAITING → TAKEN → (SERVED | GRANTED | CLOSED); a drain or
-/// idle record WAITING → TAKEN → DONE (TAKEN: unlinked by whoever will finish
-/// it, which an async owner must know: `wait_async.rs`).
+/// a waiter WAITING → TAKEN → (SERVED | GRANTED | CLOSED); an idle record
+/// WAITING → TAKEN → DONE, a drain record WAITING → TAKEN → (DONE | REOPENED)
+/// (TAKEN: unlinked by whoever will finish it, which an async owner must know:
+/// `wait_async.rs`).
 pub(crate) mod state {
     /// A worker running a task, or looking for the next one.
     pub const BUSY: u8 = 0;
@@ -53,6 +54,28 @@ pub(crate) mod state {
     /// A releaser whose pool has no worker left, or a `wait_idle` caller whose
     /// pool fell quiet.
     pub const DONE: u8 = 9;
+    /// A releaser whose pool a `reboot` reopened before its workers were gone.
+    pub const REOPENED: u8 = 10;
+}
+
+/// The signal of a node that is only ever woken through a `Waker`: there is
+/// none (the type has no value), so such a node's type names no platform — a
+/// releaser future's node is one type whatever its pool (`released.rs`).
+pub(crate) enum NoSignal {}
+
+impl Signal for NoSignal {
+    fn wait(&self) {
+        match *self {}
+    }
+
+    fn wait_timeout(&self, _: core::time::Duration) -> bool {
+        match *self {}
+    }
+
+    unsafe fn notify(this: *const Self) {
+        // SAFETY: never called: no `NoSignal` exists to point to.
+        unsafe { match *this {} }
+    }
 }
 
 /// How a node's owner is woken: the platform's signal (a thread that
@@ -228,6 +251,21 @@ impl<T, Sig: Signal> Node<T, Sig> {
             node.as_ref().set_state(state);
             Sig::notify(signal);
         }
+    }
+}
+
+/// Rule 3 of the node protocol, checked where it is cheap to (debug builds,
+/// and loom's models, which run in release): a node is never freed while
+/// someone who unlinked it may still finish it (`TAKEN`) — its owner waits for
+/// the final state first.
+#[cfg(any(debug_assertions, antpool_loom))]
+impl<T, Sig> Drop for Node<T, Sig> {
+    fn drop(&mut self) {
+        assert_ne!(
+            self.state.load(Ordering::Acquire),
+            state::TAKEN,
+            "antpool: a node freed while its finisher holds it"
+        );
     }
 }
 

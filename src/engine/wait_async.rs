@@ -29,7 +29,7 @@
 use core::future::Future;
 use core::marker::PhantomPinned;
 use core::pin::Pin;
-use core::task::{Context, Poll};
+use core::task::{Context, Poll, Waker};
 
 use super::ctl::adm;
 use super::node::{Node, state};
@@ -39,6 +39,7 @@ use super::{Engine, EngineRef, Flavor, Guard, NodeOf};
 use crate::clock::{Clock, Instant};
 use crate::error::SubmitError;
 use crate::priority::Priority;
+use crate::spawner::Signal;
 use crate::sync::Ordering::Relaxed;
 use crate::sync::spin_hint;
 
@@ -47,18 +48,17 @@ use crate::sync::spin_hint;
 const MAX_YIELDS: u32 = 64;
 
 /// Waits for the final state of a node an async owner linked into a list:
-/// `Ready(state)` once it is finished; else stores the task's waker (under
-/// the lock, while the node is still linked) and returns `Pending`.
-fn poll_node<F: Flavor>(engine: &Engine<F>, node: &NodeOf<F>, cx: &mut Context<'_>) -> Poll<u8> {
+/// `Ready(state)` once it is finished; else stores the task's waker
+/// (`store_waker`: under the lock, while the node is still linked — see
+/// [`Engine::store_waker`]) and returns `Pending`.
+pub(super) fn poll_node<T, Sig: Signal>(
+    node: &Node<T, Sig>,
+    mut store_waker: impl FnMut() -> bool,
+) -> Poll<u8> {
     loop {
         match node.state() {
             state::WAITING => {
-                let cold = engine.cold.lock();
-                if node.state() == state::WAITING {
-                    // SAFETY: our node, linked (unlinking marks it TAKEN under
-                    // the lock, which we hold).
-                    unsafe { node.set_waker(cx.waker()) };
-                    drop(cold);
+                if store_waker() {
                     return Poll::Pending;
                 }
             }
@@ -70,7 +70,7 @@ fn poll_node<F: Flavor>(engine: &Engine<F>, node: &NodeOf<F>, cx: &mut Context<'
 
 /// The final state of a node someone else unlinked: its finisher is between
 /// the lock and the finish, a moment.
-fn finished_state<F: Flavor>(node: &NodeOf<F>) -> u8 {
+pub(super) fn finished_state<T, Sig: Signal>(node: &Node<T, Sig>) -> u8 {
     loop {
         match node.state() {
             state::TAKEN => spin_hint(),
@@ -156,7 +156,9 @@ impl<F: Flavor> Waiting<F> {
         let this = handle.engine();
         loop {
             if self.linked {
-                let finished = match poll_node(this, &self.node, cx) {
+                // SAFETY: our node, linked in this engine's waiters.
+                let store = || unsafe { this.store_waker(&self.node, cx.waker()) };
+                let finished = match poll_node(&self.node, store) {
                     Poll::Pending => return Poll::Pending,
                     Poll::Ready(finished) => finished,
                 };
@@ -292,7 +294,7 @@ impl<F: Flavor> Waiting<F> {
             return;
         }
         drop(cold);
-        match finished_state::<F>(&self.node) {
+        match finished_state(&self.node) {
             state::SERVED => {}
             // SAFETY: a CLOSED finish leaves the task in the node, ours again.
             state::CLOSED => drop(unsafe { self.node.take_task() }),
@@ -365,6 +367,30 @@ impl<F: Flavor, H: EngineRef<Engine<F>>> Drop for Admit<F, H> {
 }
 
 impl<F: Flavor> Engine<F> {
+    /// Stores `waker` in `node` if it is still linked (`WAITING`): `false`
+    /// if someone unlinked it (under the lock, which marked it `TAKEN`).
+    ///
+    /// # Safety
+    ///
+    /// `node` is the caller's, made by `Node::for_waker`, and linked (if at
+    /// all) in one of this engine's lists, whose lock this takes.
+    pub(super) unsafe fn store_waker<T, Sig: Signal>(
+        &self,
+        node: &Node<T, Sig>,
+        waker: &Waker,
+    ) -> bool {
+        let cold = self.cold.lock();
+        if node.state() != state::WAITING {
+            return false;
+        }
+        // SAFETY: the caller's node, still linked in a list of ours (the
+        // caller's contract; unlinking marks it TAKEN under the lock, which we
+        // hold), so nobody else touches its waker.
+        unsafe { node.set_waker(waker) };
+        drop(cold);
+        true
+    }
+
     /// `wait_idle` as a future (see [`Quiet`]).
     pub(crate) fn wait_idle_async(&self) -> Quiet<'_, F> {
         Quiet::new(self)
@@ -402,7 +428,9 @@ impl<F: Flavor> Future for Quiet<'_, F> {
         let this = unsafe { self.get_unchecked_mut() };
         let engine = this.engine;
         if this.linked {
-            return match poll_node(engine, &this.node, cx) {
+            // SAFETY: our node, linked in this engine's `idlers`.
+            let store = || unsafe { engine.store_waker(&this.node, cx.waker()) };
+            return match poll_node(&this.node, store) {
                 Poll::Pending => Poll::Pending,
                 Poll::Ready(_) => {
                     this.linked = false;
@@ -437,6 +465,6 @@ impl<F: Flavor> Drop for Quiet<'_, F> {
             return;
         }
         drop(cold);
-        finished_state::<F>(&self.node);
+        finished_state(&self.node);
     }
 }

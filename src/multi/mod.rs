@@ -7,6 +7,7 @@
 //! struct and shared methods, and [`MultiPool`]; [`MultiPoolWithFunc`] is in
 //! `with_func.rs`.
 
+mod released;
 mod shards;
 mod with_func;
 
@@ -23,6 +24,7 @@ use crate::spawner::Spawner;
 use crate::task::SmallTask;
 use crate::task::Task;
 
+pub(crate) use released::MultiDrain;
 use shards::Shards;
 
 pub use with_func::MultiPoolWithFunc;
@@ -197,7 +199,53 @@ macro_rules! multi_methods {
             self.shards.release_timeout(timeout)
         }
 
-        #[doc = "Reopens every pool; round robin starts again at pool 0."]
+        #[doc = "Releases every pool **now** (before this returns, as `release` does) and"]
+        #[doc = "returns a future that waits for all their workers to exit, the pools"]
+        #[doc = "together, without holding a thread; see"]
+        #[doc = "[`Pool::release_async`](crate::Pool::release_async). Dropping it abandons the"]
+        #[doc = "wait only: the pools stay closed."]
+        #[doc = ""]
+        #[doc = "# Errors"]
+        #[doc = ""]
+        #[doc = "[`ReleaseError::Closed`](crate::ReleaseError::Closed) at the first poll if the"]
+        #[doc = "multi-pool was already released; [`ReleaseError::Pools`](crate::ReleaseError::Pools)"]
+        #[doc = "with each pool whose wait failed, by index and with its own error (such as"]
+        #[doc = "[`ReleaseError::Reopened`](crate::ReleaseError::Reopened) after a `reboot`)."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", $submit, ";\n", "let release = mp.release_async();\n", "assert!(mp.is_closed());\n", "futures_executor::block_on(release).unwrap();\n", "assert_eq!(mp.running(), 0);\n```")]
+        pub fn release_async(&self) -> crate::release::Release<'_> {
+            crate::release::Release::new(crate::release::Wait::All(self.shards.release_async()))
+        }
+
+        #[doc = "Waits, without holding a thread, until every pool is released and all"]
+        #[doc = "their workers have exited (on an open multi-pool: for a release first);"]
+        #[doc = "see [`Pool::wait_released_async`](crate::Pool::wait_released_async)."]
+        #[doc = ""]
+        #[doc = "# Errors"]
+        #[doc = ""]
+        #[doc = "[`ReleaseError::Pools`](crate::ReleaseError::Pools) with each pool whose wait"]
+        #[doc = "failed ([`ReleaseError::Reopened`](crate::ReleaseError::Reopened) after a `reboot`)."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", $submit, ";\n", "drop(mp.release_async());\n", "futures_executor::block_on(mp.wait_released_async()).unwrap();\n", "assert_eq!(mp.running(), 0);\n```")]
+        pub fn wait_released_async(&self) -> crate::release::Released<'_> {
+            crate::release::Released::new(crate::release::Wait::All(
+                self.shards.wait_released_async(),
+            ))
+        }
+
+        #[doc = "Blocks until every pool is released and all their workers have exited,"]
+        #[doc = "for at most `timeout` over all pools: `true` if so, `false` if the time"]
+        #[doc = "ran out or a `reboot` came first; see"]
+        #[doc = "[`Pool::wait_released_timeout`](crate::Pool::wait_released_timeout)."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "use std::time::Duration;\n", "let mp = ", $mp, ";\n", $submit, ";\n", "mp.release();\n", "assert!(mp.wait_released_timeout(Duration::from_secs(5)));\n", "assert_eq!(mp.running(), 0);\n```")]
+        pub fn wait_released_timeout(&self, timeout: core::time::Duration) -> bool {
+            self.shards.wait_released_timeout(timeout)
+        }
+
+        #[doc = "Reopens every pool; round robin starts again at pool 0. A release"]
+        #[doc = "still waiting for the workers ends with"]
+        #[doc = "[`ReleaseError::Reopened`](crate::ReleaseError::Reopened) for each pool."]
         #[doc = ""]
         #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "mp.release();\n", "mp.reboot();\n", "assert!(!mp.is_closed());\n", $submit, ";\n```")]
         pub fn reboot(&self) {

@@ -11,7 +11,7 @@ use core::time::Duration;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 
 use crate::clock::Clock;
-use crate::engine::{Admit, Engine, Flavor, Mode};
+use crate::engine::{Admit, Awaited, Engine, Flavor, Mode};
 use crate::error::{BuildError, ReleaseError, SubmitError};
 use crate::exec::WorkFn;
 use crate::func::PoolWithFunc;
@@ -22,6 +22,7 @@ use crate::spawner::Spawner;
 use crate::stats::Stats;
 
 use super::LoadBalancing;
+use super::released::MultiDrain;
 
 /// A pool face the multi-pools are made of.
 pub(crate) trait Shard {
@@ -293,16 +294,21 @@ impl<P: Shard> Shards<P> {
             return Err(ReleaseError::Closed);
         }
         let mut errors = Vec::new();
+        let mut awaited = Vec::with_capacity(self.len());
         for (index, engine) in self.engines().enumerate() {
-            if !engine.release() {
-                errors.push((index, ReleaseError::Closed));
-            }
+            awaited.push(match engine.close() {
+                Some(reboots) => Awaited::Since(reboots),
+                None => {
+                    errors.push((index, ReleaseError::Closed));
+                    Awaited::Any
+                }
+            });
         }
         let start = self.pools[0].handle().now();
-        for (index, engine) in self.engines().enumerate() {
+        for ((index, engine), awaited) in self.engines().enumerate().zip(awaited) {
             let spent = engine.now().saturating_duration_since(start);
             let left = timeout.saturating_sub(spent);
-            if let Err(e) = engine.wait_drained(left) {
+            if let Err(e) = engine.wait_released(awaited, Some(left)) {
                 errors.push((index, e));
             }
         }
@@ -311,6 +317,33 @@ impl<P: Shard> Shards<P> {
         }
         errors.sort_by_key(|(index, _)| *index);
         Err(ReleaseError::Pools(errors))
+    }
+
+    /// Closes every pool now (as [`release`](Self::release)) and returns the
+    /// future that waits for them all; `Closed` if the multi-pool was
+    /// released already.
+    pub(super) fn release_async(&self) -> MultiDrain<'_> {
+        match self.closed.swap(true, Ordering::AcqRel) {
+            true => MultiDrain::closed(),
+            false => MultiDrain::new(self.engines().map(|e| e.release_async())),
+        }
+    }
+
+    /// The future that waits for every pool's release (or, open, its next)
+    /// to end.
+    pub(super) fn wait_released_async(&self) -> MultiDrain<'_> {
+        MultiDrain::new(self.engines().map(|e| e.wait_released_async()))
+    }
+
+    /// Waits for every pool's release (or, open, its next) to end, the pools
+    /// together, as [`release_timeout`](Self::release_timeout) waits: `true` if
+    /// every pool was released and drained in time.
+    pub(super) fn wait_released_timeout(&self, timeout: Duration) -> bool {
+        let start = self.pools[0].handle().now();
+        self.engines().all(|engine| {
+            let left = timeout.saturating_sub(engine.now().saturating_duration_since(start));
+            engine.wait_released(Awaited::Any, Some(left)).is_ok()
+        })
     }
 
     pub(super) fn reboot(&self) {

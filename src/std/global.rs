@@ -11,6 +11,7 @@ use core::time::Duration;
 use crate::builder::PoolBuilder;
 use crate::error::{BuildError, ReleaseError, SubmitError};
 use crate::pool::Pool;
+use crate::release::{Release, Released};
 use crate::task::Task;
 
 static DEFAULT: OnceLock<Pool> = OnceLock::new();
@@ -23,7 +24,7 @@ fn pool() -> &'static Pool {
 /// Makes the default pool from `builder` instead of the unbounded default, as
 /// rayon's `build_global` does: once, before the pool's first use (any
 /// function of this module but the read-only `running`, `cap`, `free` and
-/// `wait_idle`). A capacity bounds how many threads `antpool::spawn` calls
+/// `wait_idle`; waiting for a release is a use). A capacity bounds how many threads `antpool::spawn` calls
 /// across a whole program start; a pool that blocks at capacity makes them wait.
 ///
 /// # Errors
@@ -263,6 +264,60 @@ pub fn release() {
 /// ```
 pub fn release_timeout(timeout: Duration) -> Result<(), ReleaseError> {
     pool().release_timeout(timeout)
+}
+
+/// Releases the default pool **now** (see [`Pool::release_async`]) and returns
+/// a future that waits, without holding a thread, for its workers to exit;
+/// dropping it abandons the wait only (the pool stays released until
+/// [`reboot`]).
+///
+/// # Errors
+///
+/// [`ReleaseError::Closed`] at the first poll if the default pool was already
+/// released; [`ReleaseError::Reopened`] if a [`reboot`] came before its
+/// workers were gone.
+///
+/// ```no_run
+/// futures_executor::block_on(antpool::release_async()).unwrap();
+/// assert_eq!(antpool::running(), 0);
+/// antpool::reboot();
+/// ```
+pub fn release_async() -> Release<'static> {
+    pool().release_async()
+}
+
+/// Waits, without holding a thread, until the default pool is released and
+/// its workers have exited (see [`Pool::wait_released_async`]): the wait of a
+/// dropped [`release_async`] future, resumed. On an open pool it waits for a
+/// release first. Counts as a use of the default pool (see [`configure`]).
+///
+/// # Errors
+///
+/// [`ReleaseError::Reopened`] if a [`reboot`] came before the workers were
+/// gone.
+///
+/// ```no_run
+/// drop(antpool::release_async()); // released; the wait abandoned
+/// futures_executor::block_on(antpool::wait_released_async()).unwrap();
+/// antpool::reboot();
+/// ```
+pub fn wait_released_async() -> Released<'static> {
+    pool().wait_released_async()
+}
+
+/// Blocks until the default pool is released and its workers have exited,
+/// for at most `timeout`: `true` if so, `false` if the time ran out or a
+/// [`reboot`] came first (see [`Pool::wait_released_timeout`]). Counts as a
+/// use of the default pool (see [`configure`]).
+///
+/// ```no_run
+/// antpool::release();
+/// assert!(antpool::wait_released_timeout(std::time::Duration::from_secs(5)));
+/// antpool::reboot();
+/// ```
+#[must_use]
+pub fn wait_released_timeout(timeout: Duration) -> bool {
+    pool().wait_released_timeout(timeout)
 }
 
 /// Reopens the default pool after a release.

@@ -251,3 +251,26 @@ pub fn on_manual_clock(
         .unwrap();
     (pool, clock, spawner)
 }
+
+/// A waker that counts its wake-ups.
+pub struct WakeCount(pub AtomicUsize);
+
+impl std::task::Wake for WakeCount {
+    fn wake(self: Arc<Self>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// A waker, and the count of its wake-ups.
+pub fn counting_waker() -> (std::task::Waker, Arc<WakeCount>) {
+    let count = Arc::new(WakeCount(AtomicUsize::new(0)));
+    (std::task::Waker::from(count.clone()), count)
+}
+
+/// Polls `fut` once with `waker`.
+pub fn poll_once<F: std::future::Future + ?Sized>(
+    fut: std::pin::Pin<&mut F>,
+    waker: &std::task::Waker,
+) -> std::task::Poll<F::Output> {
+    fut.poll(&mut std::task::Context::from_waker(waker))
+}

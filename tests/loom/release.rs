@@ -3,7 +3,9 @@
 //! queue), the first submit of a queue pool, expiry, a paused pool's looker, a
 //! looker finding a task ready, `release_drain` and `clear_queue`. Every
 //! accepted task runs before the release returns, or comes back; no worker
-//! starts after it.
+//! starts after it. And of waiting for a release (`released.rs`, "Waiting for
+//! a release"): an async releaser dropped while the last worker exits, and a
+//! reboot during an async release.
 
 use std::time::Duration;
 
@@ -14,7 +16,8 @@ use loom::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use loom::sync::{Condvar, Mutex};
 use loom::thread;
 
-use super::{LoomClock, LoomPool, ONE_CPU, check, pool_with_queue};
+use super::async_waiters::poll_to_end;
+use super::{LoomClock, LoomPool, ONE_CPU, check, pool, pool_with_queue};
 
 /// Invokes `pool` with `arg` on another thread, racing a release: the thread
 /// returns `arg` if the pool took it, 0 if it came back `Closed` (any other
@@ -285,5 +288,105 @@ fn clear_queue_racing_the_worker_drops_or_runs_each_task_once() {
             2,
             "sum {ran}, cleared {cleared}"
         );
+    });
+}
+
+#[test]
+fn an_async_releaser_dropped_as_the_last_worker_exits_leaves_the_other_releasers_woken() {
+    // The release closes the pool at the call; its future links its node
+    // (unless the worker is gone already) and is dropped while the last
+    // worker exits, whose end finishes every releaser: the drop unlinks its
+    // node, or waits for the finish of whoever unlinked it. A second
+    // releaser, a future on another thread in the same list, must be woken
+    // either way (a lost wake-up hangs it: loom reports the deadlock); the
+    // dropped node is never freed while its finisher holds it (`Node`'s drop
+    // checks that under loom).
+    check("async releaser dropped", || {
+        let sum = Arc::new(AtomicUsize::new(0));
+        let (pool, _clock) = pool(1, false, sum.clone());
+        let pool = Arc::new(pool);
+        pool.invoke(1).unwrap(); // a worker, busy or parked
+        let mut release = Box::pin(pool.release_async());
+        let waker = std::task::Waker::noop();
+        let first = release
+            .as_mut()
+            .poll(&mut std::task::Context::from_waker(waker));
+        let p = pool.clone();
+        let second = thread::spawn(move || poll_to_end(std::pin::pin!(p.wait_released_async())));
+        drop(release);
+        assert_eq!(second.join().unwrap(), Ok(()));
+        assert!(matches!(
+            first,
+            std::task::Poll::Pending | std::task::Poll::Ready(Ok(()))
+        ));
+        assert_eq!(sum.load(Ordering::Relaxed), 1);
+        assert_eq!(pool.running(), 0);
+    });
+}
+
+#[test]
+fn a_reboot_during_an_async_release_ends_it_reopened_or_after_the_drain() {
+    // The release closes the pool at the call; the worker's exit races a
+    // reboot that comes before the future's first poll or after it (the
+    // poll's check-and-link and the reboot are both under the cold lock, so
+    // these are the orders between them). It resolves `Ok` if the worker was
+    // gone before the reboot, else `Reopened` — never a hang: the reboot
+    // finishes a linked releaser, and a first poll after the reboot sees the
+    // pool reopened since its release (on the open pool nothing else would
+    // end the wait: loom reports the deadlock).
+    for reboot_first in [true, false] {
+        check("reboot during an async release", move || {
+            let sum = Arc::new(AtomicUsize::new(0));
+            let (pool, _clock) = pool(1, false, sum.clone());
+            pool.invoke(1).unwrap(); // a worker, busy or parked
+            let mut release = std::pin::pin!(pool.release_async());
+            if reboot_first {
+                pool.reboot();
+            } else {
+                let waker = std::task::Waker::noop();
+                let first = release
+                    .as_mut()
+                    .poll(&mut std::task::Context::from_waker(waker));
+                pool.reboot();
+                if let std::task::Poll::Ready(ended) = first {
+                    assert_eq!(ended, Ok(()), "drained before the reboot");
+                    return;
+                }
+            }
+            let ended = poll_to_end(release);
+            assert!(
+                matches!(ended, Ok(()) | Err(antpool::ReleaseError::Reopened)),
+                "{ended:?}"
+            );
+            assert!(!pool.is_closed());
+            // Reopened: the worker the reboot kept is still the pool's.
+            pool.release_timeout(Duration::MAX).unwrap();
+            assert_eq!(sum.load(Ordering::Relaxed), 1);
+        });
+    }
+}
+
+#[test]
+fn a_reboot_racing_release_timeout_ends_its_wait() {
+    // A blocking `release_timeout` (no time limit) and a reboot on another
+    // thread: the wait ends `Ok` (the worker was gone first, or the reboot
+    // came before the release and did nothing) or `Reopened` — before, the
+    // reboot left it waiting out its timeout, here forever (loom reports the
+    // deadlock).
+    check("reboot vs release_timeout", || {
+        let sum = Arc::new(AtomicUsize::new(0));
+        let (pool, _clock) = pool(1, false, sum.clone());
+        let pool = Arc::new(pool);
+        pool.invoke(1).unwrap();
+        let p = pool.clone();
+        let rebooter = thread::spawn(move || p.reboot());
+        let ended = pool.release_timeout(Duration::MAX);
+        rebooter.join().unwrap();
+        match ended {
+            Ok(()) => assert_eq!(sum.load(Ordering::Relaxed), 1),
+            // Open again: a worker the reboot kept leaves at the next release.
+            Err(antpool::ReleaseError::Reopened) => pool.release(),
+            Err(e) => panic!("{e:?}"),
+        }
     });
 }
