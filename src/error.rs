@@ -294,6 +294,10 @@ pub enum BuildError {
     /// The platform could not start the `min_idle` workers (the `Spawner`
     /// refused a thread); the workers that did start were released.
     SpawnFailed,
+    /// `timings(Sampling::OneIn(n))` with an `n` that is not a power of two
+    /// (0 included): see [`Sampling`](crate::Sampling). Only with the
+    /// `timings` feature.
+    InvalidSampling,
 }
 
 impl BuildError {
@@ -333,6 +337,9 @@ impl BuildError {
                 "invalid min_idle: more warm workers than the pool's capacity"
             }
             BuildError::SpawnFailed => "the platform could not start the pool's min_idle workers",
+            BuildError::InvalidSampling => {
+                "invalid sampling: OneIn(n) takes a power of two (1, 2, 4, ...)"
+            }
         }
     }
 }

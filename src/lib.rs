@@ -164,7 +164,12 @@ mod stats;
 mod std;
 #[cfg(feature = "alloc")]
 mod task;
+#[cfg(feature = "timings")]
+mod timings;
 mod trace;
+
+#[cfg(feature = "metrics")]
+pub mod metrics;
 
 #[cfg(feature = "alloc")]
 pub use builder::{Builder, ForFunc, ForPool, PoolBuilder, PoolWithFuncBuilder};
@@ -199,6 +204,8 @@ pub use std::{
 pub use std::{CancelToken, GroupError, GroupSpawnAsync, JoinNext, TaskGroup, TaskId, TimedOut};
 #[cfg(feature = "alloc")]
 pub use task::Task;
+#[cfg(feature = "timings")]
+pub use timings::{Histogram, Sampling, Timings};
 
 /// The README's examples, compiled and run as doc tests so they stay true.
 #[cfg(doctest)]

@@ -49,6 +49,8 @@ enum Capacity {
 /// | `max_blocking_tasks(n)` | 0 (no limit) | at most `n` submitters block at once; more are rejected |
 /// | `max_queued_tasks(n)` / `unbounded_queue()` | off | queue mode: a saturated pool queues up to `n` tasks (or any number) before blocking or rejecting |
 /// | `min_idle(n)` | 0 | `n` warm workers: started at build, and expiry never leaves fewer than `n` idle |
+/// | `timings(s)` (feature `timings`) | `Sampling::Off` | which tasks are timed for the pool's [`Timings`](crate::Timings) |
+/// | `metrics_label(l)` (feature `metrics`) | none | the `pool` label of the metrics [`MetricsReporter`](crate::metrics::MetricsReporter) emits |
 ///
 /// Validation, in this order: an expiry of zero is [`BuildError::InvalidExpiry`]
 /// (whatever the capacity); no capacity chosen is [`BuildError::MissingCapacity`];
@@ -56,7 +58,8 @@ enum Capacity {
 /// [`MAX_CAPACITY`] [`BuildError::CapacityTooLarge`]; `prealloc` with an
 /// unbounded pool is [`BuildError::InvalidPreAllocSize`]; a `min_idle` above the
 /// capacity (or above [`MAX_CAPACITY`] for an unbounded pool) is
-/// [`BuildError::InvalidMinIdle`].
+/// [`BuildError::InvalidMinIdle`]; a `Sampling::OneIn(n)` whose `n` is not a
+/// power of two is [`BuildError::InvalidSampling`].
 ///
 /// ```
 /// use antpool::{BuildError, Options};
@@ -77,6 +80,10 @@ pub struct Options {
     max_blocking_tasks: usize,
     queue_limit: usize,
     min_idle: usize,
+    #[cfg(feature = "timings")]
+    sampling: crate::timings::Sampling,
+    #[cfg(feature = "metrics")]
+    label: Option<&'static str>,
 }
 
 impl Default for Options {
@@ -103,6 +110,10 @@ impl Options {
             max_blocking_tasks: 0,
             queue_limit: 0,
             min_idle: 0,
+            #[cfg(feature = "timings")]
+            sampling: crate::timings::Sampling::Off,
+            #[cfg(feature = "metrics")]
+            label: None,
         }
     }
 
@@ -243,6 +254,43 @@ impl Options {
         self
     }
 
+    /// Which tasks the pool times (default [`Sampling::Off`]: none); see
+    /// [`Sampling`] and [`Timings`](crate::Timings). A `OneIn(n)` whose `n`
+    /// is not a power of two is rejected at validation. (Feature `timings`.)
+    ///
+    /// [`Sampling`]: crate::Sampling
+    /// [`Sampling::Off`]: crate::Sampling::Off
+    ///
+    /// ```
+    /// use antpool::{BuildError, Options, Sampling};
+    /// assert!(Options::new().capacity(2).timings(Sampling::OneIn(16)).validate().is_ok());
+    /// let o = Options::new().capacity(2).timings(Sampling::OneIn(3));
+    /// assert_eq!(o.validate(), Err(BuildError::InvalidSampling));
+    /// ```
+    #[cfg(feature = "timings")]
+    #[must_use = "`Options` are a value: use the one this returns"]
+    pub const fn timings(mut self, sampling: crate::timings::Sampling) -> Self {
+        self.sampling = sampling;
+        self
+    }
+
+    /// The value of the `pool` label on every metric a
+    /// [`MetricsReporter`](crate::metrics::MetricsReporter) emits for this
+    /// pool (default: no `pool` label). A name for the pool's role
+    /// (`"db"`, `"thumbnails"`), fixed: one label value per pool, never per
+    /// task. (Feature `metrics`.)
+    ///
+    /// ```
+    /// use antpool::Options;
+    /// assert!(Options::new().capacity(2).metrics_label("db").validate().is_ok());
+    /// ```
+    #[cfg(feature = "metrics")]
+    #[must_use = "`Options` are a value: use the one this returns"]
+    pub const fn metrics_label(mut self, pool: &'static str) -> Self {
+        self.label = Some(pool);
+        self
+    }
+
     /// Checks the options (see the [type docs](Options) for the rules and order).
     ///
     /// # Errors
@@ -280,6 +328,10 @@ impl Options {
         if self.min_idle > most {
             return Err(BuildError::InvalidMinIdle);
         }
+        #[cfg(feature = "timings")]
+        let Ok(sample) = self.sampling.mask() else {
+            return Err(BuildError::InvalidSampling);
+        };
         Ok(Config {
             capacity,
             expiry: self.expiry,
@@ -289,6 +341,10 @@ impl Options {
             max_blocking: self.max_blocking_tasks,
             queue_limit: self.queue_limit,
             min_idle: self.min_idle,
+            #[cfg(feature = "timings")]
+            sample,
+            #[cfg(feature = "metrics")]
+            label: self.label,
         })
     }
 }

@@ -81,6 +81,12 @@ where
     C: Clock,
     S: Spawner,
 {
+    /// The engine (what a metrics reporter reads).
+    #[cfg(feature = "metrics")]
+    pub(crate) fn engine(&'static self) -> &'static StaticEngine<A, N, C, S> {
+        &self.engine
+    }
+
     /// Checks `options` for a static pool of `N` slots.
     const fn static_config(options: &Options) -> Result<crate::engine::Config, BuildError> {
         match options.config() {

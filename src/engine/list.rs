@@ -35,6 +35,7 @@ use core::ptr;
 use crate::sync::{AtomicPtr, AtomicUsize, Backoff, Cell, Ordering, fence};
 
 use super::padded::Padded;
+use super::stamp::Stamp;
 
 // A slot's state bits: the value is written; it has been read; the block is
 // being destroyed and the slot's reader must finish that.
@@ -67,10 +68,13 @@ const HAS_NEXT: usize = 1;
 /// Tail: the list is closed.
 const MARK: usize = 1;
 
-/// One slot: a value and its state.
+/// One slot: a value and its state (and, feature `timings`, the value's
+/// admission time: written and read with it, under the same `WRITE` bit).
 struct Slot<T> {
     value: Cell<MaybeUninit<T>>,
     state: AtomicUsize,
+    #[cfg(feature = "timings")]
+    at: Cell<MaybeUninit<Stamp>>,
 }
 
 impl<T> Slot<T> {
@@ -79,6 +83,8 @@ impl<T> Slot<T> {
         Slot {
             value: Cell::new(MaybeUninit::uninit()),
             state: AtomicUsize::new(0),
+            #[cfg(feature = "timings")]
+            at: Cell::new(MaybeUninit::uninit()),
         }
     }
 
@@ -292,8 +298,32 @@ impl<T> List<T> {
         }
     }
 
-    /// Appends `value`, or hands it back if the list is closed.
+    /// The position of index `index` (shifted) in the list's order of slots
+    /// since it was made: what sampling goes by (feature `timings`: without
+    /// it, 0 — no stamp reads it).
+    #[inline]
+    fn seq(index: usize) -> usize {
+        #[cfg(feature = "timings")]
+        return (index / LAP)
+            .wrapping_mul(BLOCK_CAP)
+            .wrapping_add(index % LAP);
+        #[cfg(not(feature = "timings"))]
+        {
+            let _ = index;
+            0
+        }
+    }
+
+    /// Appends `value` (not timed), or hands it back if the list is closed.
+    #[cfg(test)]
     pub(crate) fn push(&self, value: T) -> Result<(), T> {
+        self.push_stamped(value, &|_| Stamp::NONE)
+    }
+
+    /// Appends `value` with the stamp `stamp` gives for the position of the
+    /// slot it claimed (called once, after the claim), or hands it back if
+    /// the list is closed.
+    pub(crate) fn push_stamped(&self, value: T, stamp: &impl Fn(usize) -> Stamp) -> Result<(), T> {
         let mut backoff = Backoff::new();
         let mut tail = self.tail.index.load(Ordering::Acquire);
         let mut block = self.tail.block.load(Ordering::Acquire);
@@ -360,12 +390,16 @@ impl<T> List<T> {
                         // read yet, and a block is freed only after that.
                         unsafe { (*block).next.store(next, Ordering::Release) };
                     }
+                    let _at = stamp(Self::seq(tail >> SHIFT));
                     // SAFETY: as above, `block` is live until our slot is read;
                     // winning the swap made us the slot's only writer, and its
                     // reader waits for `WRITE` before it reads.
                     let slot = unsafe { &(*block).slots[offset] };
                     // SAFETY: the slot is ours alone until `WRITE` is set.
                     slot.value.with_mut(|cell| unsafe { (*cell).write(value) });
+                    // SAFETY: as for the value.
+                    #[cfg(feature = "timings")]
+                    slot.at.with_mut(|cell| unsafe { (*cell).write(_at) });
                     slot.state.fetch_or(WRITE, Ordering::Release);
                     // Made for an install that another pusher did (`None` if
                     // we installed it).
@@ -381,9 +415,16 @@ impl<T> List<T> {
         }
     }
 
-    /// Takes the oldest value, or `None` if the list is empty. A slot claimed
-    /// by a pusher and not yet written is waited for (as `SegQueue` does).
+    /// Takes the oldest value, or `None` if the list is empty.
+    #[cfg(test)]
     pub(crate) fn pop(&self) -> Option<T> {
+        self.pop_stamped().map(|(value, _)| value)
+    }
+
+    /// Takes the oldest value and its stamp, or `None` if the list is empty.
+    /// A slot claimed by a pusher and not yet written is waited for (as
+    /// `SegQueue` does).
+    pub(crate) fn pop_stamped(&self) -> Option<(T, Stamp)> {
         let mut backoff = Backoff::new();
         let mut head = self.head.index.load(Ordering::Acquire);
         let mut block = self.head.block.load(Ordering::Acquire);
@@ -444,6 +485,13 @@ impl<T> List<T> {
                     let value = slot
                         .value
                         .with_mut(|cell| unsafe { (*cell).assume_init_read() });
+                    // SAFETY: as for the value (written with it, before `WRITE`).
+                    #[cfg(feature = "timings")]
+                    let at = slot
+                        .at
+                        .with_mut(|cell| unsafe { (*cell).assume_init_read() });
+                    #[cfg(not(feature = "timings"))]
+                    let at = Stamp::NONE;
                     if offset + 1 == BLOCK_CAP {
                         // SAFETY: the last slot is read: destruction starts here.
                         unsafe { self.destroy(block, 0) };
@@ -452,7 +500,7 @@ impl<T> List<T> {
                         // read now: we go on from the next one.
                         unsafe { self.destroy(block, offset + 1) };
                     }
-                    return Some(value);
+                    return Some((value, at));
                 }
                 Err(now) => {
                     head = now;

@@ -19,6 +19,8 @@
 //! | `launch.rs` | how a new worker's first task reaches its thread |
 //! | `node.rs` | the parking records of the cold paths |
 //! | `wait_async.rs` | futures that wait for room or idleness without a thread |
+//! | `stamp.rs` | the admission time a task carries (feature `timings`; zero-sized without) |
+//! | `timed.rs`, `recorder.rs` | where the clock is read for the timings, and the histograms' counters |
 //!
 //! The engine never names `std`. The faces — [`Pool`](crate::Pool),
 //! [`PoolWithFunc`](crate::PoolWithFunc), [`StaticPoolWithFunc`](crate::StaticPoolWithFunc)
@@ -50,9 +52,14 @@ mod list_loom;
 mod node;
 mod padded;
 mod quiet;
+#[cfg(feature = "timings")]
+mod recorder;
 mod ring;
 mod spin;
+mod stamp;
 mod submit;
+#[cfg(feature = "timings")]
+mod timed;
 mod transport;
 mod wait_async;
 mod waiters;
@@ -180,6 +187,13 @@ pub(crate) struct Config {
     pub(crate) queue_limit: usize,
     /// Warm workers: started at build, and kept from expiry.
     pub(crate) min_idle: usize,
+    /// Which tasks are timed: `None` none (`Sampling::Off`), else those whose
+    /// lane position `p` has `p & mask == 0` (see `timed.rs`).
+    #[cfg(feature = "timings")]
+    pub(crate) sample: Option<usize>,
+    /// The `pool` label of the facade's metrics (`metrics_label`).
+    #[cfg(feature = "metrics")]
+    pub(crate) label: Option<&'static str>,
 }
 
 impl Config {
@@ -345,6 +359,9 @@ pub(crate) struct Engine<F: Flavor> {
     clock: F::Clock,
     spawner: F::Spawner,
     exec: F::Exec,
+    /// The timing histograms (`timings()`).
+    #[cfg(feature = "timings")]
+    recorder: recorder::Recorder,
 }
 
 /// The lock around an engine's cold state.
@@ -409,6 +426,8 @@ impl<F: Flavor> Engine<F> {
                 clock,
                 spawner,
                 exec,
+                #[cfg(feature = "timings")]
+                recorder: recorder::Recorder::new(),
             }
         }
     }
@@ -483,6 +502,12 @@ impl<F: Flavor> Engine<F> {
             busy: w.busy(),
             skipped: self.counters.skipped.load(Relaxed),
         }
+    }
+
+    /// The `pool` label of the facade's metrics (`metrics_label`).
+    #[cfg(feature = "metrics")]
+    pub(crate) fn label(&self) -> Option<&'static str> {
+        self.config.label
     }
 
     pub(crate) fn cap(&self) -> Option<usize> {

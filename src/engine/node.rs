@@ -24,6 +24,8 @@ use crate::sync::{AtomicU8, Ordering};
 
 use crate::spawner::Signal;
 
+use super::stamp::Stamp;
+
 /// Node states. A worker's mailbox moves BUSY → IDLE → (TAKEN → WAKE | RETIRE);
 /// a waiter WAITING → TAKEN → (SERVED | GRANTED | CLOSED); a drain or
 /// idle record WAITING → TAKEN → DONE (TAKEN: unlinked by whoever will finish
@@ -80,6 +82,11 @@ pub(crate) struct Node<T, Sig> {
     /// of that list (the lock holder, or the owner of a detached chain) touches it.
     next: UnsafeCell<Option<NonNull<Node<T, Sig>>>>,
     task: UnsafeCell<MaybeUninit<T>>,
+    /// A waiter's time (feature `timings`): when its submit found the pool
+    /// saturated, and — once granted a worker — when it was admitted. Moves
+    /// with the task, under the same rules.
+    #[cfg(feature = "timings")]
+    stamp: UnsafeCell<Stamp>,
     wake: Wake<Sig>,
 }
 
@@ -91,6 +98,8 @@ impl<T, Sig: Signal> Node<T, Sig> {
                 state: AtomicU8::new(state),
                 next: UnsafeCell::new(None),
                 task: UnsafeCell::new(MaybeUninit::uninit()),
+                #[cfg(feature = "timings")]
+                stamp: UnsafeCell::new(Stamp::NONE),
                 wake: Wake::Thread(signal),
             }
         }
@@ -104,6 +113,8 @@ impl<T, Sig: Signal> Node<T, Sig> {
             state: AtomicU8::new(state),
             next: UnsafeCell::new(None),
             task: UnsafeCell::new(MaybeUninit::uninit()),
+            #[cfg(feature = "timings")]
+            stamp: UnsafeCell::new(Stamp::NONE),
             wake: Wake::Task {
                 waker: UnsafeCell::new(None),
                 wake_served,
@@ -117,6 +128,8 @@ impl<T, Sig: Signal> Node<T, Sig> {
             state: AtomicU8::new(state),
             next: UnsafeCell::new(None),
             task: UnsafeCell::new(MaybeUninit::new(task)),
+            #[cfg(feature = "timings")]
+            stamp: UnsafeCell::new(Stamp::NONE),
             wake: Wake::Thread(signal),
         }
     }
@@ -177,6 +190,37 @@ impl<T, Sig: Signal> Node<T, Sig> {
         // SAFETY: exclusive access, and the cell holds an initialised task, per the
         // caller's contract; the protocol never reads it twice.
         unsafe { (*self.task.get()).assume_init_read() }
+    }
+
+    /// The waiter's stamp (see the field; without the feature, none).
+    ///
+    /// # Safety
+    ///
+    /// As for [`take_task`](Self::take_task): the caller has the exclusive
+    /// right to the node's cells.
+    #[inline]
+    pub(crate) unsafe fn stamp(&self) -> Stamp {
+        // SAFETY: exclusive access, per the caller's contract.
+        #[cfg(feature = "timings")]
+        return unsafe { *self.stamp.get() };
+        #[cfg(not(feature = "timings"))]
+        Stamp::NONE
+    }
+
+    /// Sets the waiter's stamp.
+    ///
+    /// # Safety
+    ///
+    /// As for [`stamp`](Self::stamp).
+    #[inline]
+    pub(crate) unsafe fn set_stamp(&self, stamp: Stamp) {
+        // SAFETY: exclusive access, per the caller's contract.
+        #[cfg(feature = "timings")]
+        unsafe {
+            *self.stamp.get() = stamp
+        };
+        #[cfg(not(feature = "timings"))]
+        let _ = stamp;
     }
 
     /// Finishes a node this thread unlinked: sets `state` and wakes the owner.

@@ -34,12 +34,17 @@ use core::mem::MaybeUninit;
 use crate::sync::{AtomicUsize, Cell, Ordering, fence, spin_hint};
 
 use super::padded::Padded;
+use super::stamp::Stamp;
 
-/// One slot of a ring: a stamp and room for a task.
+/// One slot of a ring: a stamp and room for a task (and, feature `timings`,
+/// the task's admission time: written and read with the value, under the
+/// same stamp protocol).
 pub(crate) struct Slot<T> {
     /// The stamp, minus the slot's index.
     stamp: AtomicUsize,
     value: Cell<MaybeUninit<T>>,
+    #[cfg(feature = "timings")]
+    at: Cell<Stamp>,
 }
 
 // SAFETY: a slot hands its value from one thread to another; the stamp
@@ -57,6 +62,8 @@ impl<T> Slot<T> {
             Slot {
                 stamp: AtomicUsize::new(0),
                 value: Cell::new(MaybeUninit::uninit()),
+                #[cfg(feature = "timings")]
+                at: Cell::new(Stamp::NONE),
             }
         }
     }
@@ -151,12 +158,33 @@ impl<T, S: Slots<T>> Ring<T, S> {
         (&slots[index], index)
     }
 
-    /// Claims the slot at `tail`, which its stamp says is free for this lap,
-    /// by one swap on `tail`, and publishes `value` in it. If another pusher
-    /// moved `tail` first (or the weak swap failed), hands `value` back with
-    /// the `tail` it saw.
+    /// The position of index `at` in the ring's order of slots since it was
+    /// made (laps times slots, plus the slot): what sampling goes by (feature
+    /// `timings`: without it, 0 — no stamp reads it).
     #[inline]
-    fn claim_and_write(&self, tail: usize, value: T) -> Result<(), (T, usize)> {
+    fn seq(&self, at: usize) -> usize {
+        #[cfg(feature = "timings")]
+        return (at >> self.one_lap.trailing_zeros())
+            .wrapping_mul(self.cap)
+            .wrapping_add(at & (self.mark - 1));
+        #[cfg(not(feature = "timings"))]
+        {
+            let _ = at;
+            0
+        }
+    }
+
+    /// Claims the slot at `tail`, which its stamp says is free for this lap,
+    /// by one swap on `tail`, and publishes `value` in it, with what `stamp`
+    /// gives for the slot's position. If another pusher moved `tail` first (or
+    /// the weak swap failed), hands `value` back with the `tail` it saw.
+    #[inline]
+    fn claim_and_write(
+        &self,
+        tail: usize,
+        value: T,
+        stamp: &impl Fn(usize) -> Stamp,
+    ) -> Result<(), (T, usize)> {
         match self.tail.compare_exchange_weak(
             tail,
             self.next(tail),
@@ -165,10 +193,14 @@ impl<T, S: Slots<T>> Ring<T, S> {
         ) {
             Ok(_) => {
                 let (slot, index) = self.slot(tail);
+                let _at = stamp(self.seq(tail));
                 // SAFETY: winning the swap on `tail` made this thread the
                 // slot's only writer for this lap, and its reader waits for
                 // the stamp below before it reads.
                 slot.value.with_mut(|cell| unsafe { (*cell).write(value) });
+                // SAFETY: as for the value.
+                #[cfg(feature = "timings")]
+                slot.at.with_mut(|cell| unsafe { *cell = _at });
                 slot.set_stamp(index, tail.wrapping_add(1));
                 Ok(())
             }
@@ -176,9 +208,22 @@ impl<T, S: Slots<T>> Ring<T, S> {
         }
     }
 
-    /// Appends `value`, or hands it back if every slot is full or the ring is
-    /// closed ([`is_closed`](Self::is_closed) tells which).
-    pub(crate) fn push(&self, mut value: T) -> Result<(), T> {
+    /// Appends `value` (not timed), or hands it back as
+    /// [`push_stamped`](Self::push_stamped) does.
+    #[cfg(test)]
+    pub(crate) fn push(&self, value: T) -> Result<(), T> {
+        self.push_stamped(value, &|_| Stamp::NONE)
+    }
+
+    /// Appends `value` with the stamp `stamp_at` gives for the position of the
+    /// slot it claimed (called once, after the claim), or hands it back if
+    /// every slot is full or the ring is closed ([`is_closed`](Self::is_closed)
+    /// tells which).
+    pub(crate) fn push_stamped(
+        &self,
+        mut value: T,
+        stamp_at: &impl Fn(usize) -> Stamp,
+    ) -> Result<(), T> {
         let mut tail = self.tail.load(Ordering::Relaxed);
         loop {
             if tail & self.mark != 0 {
@@ -188,7 +233,7 @@ impl<T, S: Slots<T>> Ring<T, S> {
             let stamp = slot.stamp(index);
             if stamp == tail {
                 // The slot is free for this lap: claim it.
-                match self.claim_and_write(tail, value) {
+                match self.claim_and_write(tail, value, stamp_at) {
                     Ok(()) => return Ok(()),
                     Err((back, now)) => {
                         (value, tail) = (back, now);
@@ -228,7 +273,7 @@ impl<T, S: Slots<T>> Ring<T, S> {
             }
             let (slot, index) = self.slot(tail);
             if slot.stamp(index) == tail {
-                match self.claim_and_write(tail, value) {
+                match self.claim_and_write(tail, value, &|_| Stamp::NONE) {
                     Ok(()) => return Ok(()),
                     Err((back, now)) => (value, tail) = (back, now),
                 }
@@ -245,7 +290,13 @@ impl<T, S: Slots<T>> Ring<T, S> {
     }
 
     /// Takes the oldest value, or `None` if the ring is empty.
+    #[cfg(test)]
     pub(crate) fn pop(&self) -> Option<T> {
+        self.pop_stamped().map(|(value, _)| value)
+    }
+
+    /// Takes the oldest value and its stamp, or `None` if the ring is empty.
+    pub(crate) fn pop_stamped(&self) -> Option<(T, Stamp)> {
         let mut head = self.head.load(Ordering::Relaxed);
         loop {
             let (slot, index) = self.slot(head);
@@ -266,8 +317,13 @@ impl<T, S: Slots<T>> Ring<T, S> {
                         let value = slot
                             .value
                             .with_mut(|cell| unsafe { (*cell).assume_init_read() });
+                        // SAFETY: as for the value.
+                        #[cfg(feature = "timings")]
+                        let at = slot.at.with_mut(|cell| unsafe { *cell });
+                        #[cfg(not(feature = "timings"))]
+                        let at = Stamp::NONE;
                         slot.set_stamp(index, head.wrapping_add(self.one_lap));
-                        return Some(value);
+                        return Some((value, at));
                     }
                     Err(now) => {
                         head = now;

@@ -22,6 +22,7 @@
 //! count of submitters on their way (`engine/README.md`, handshake 2).
 
 use super::ring::{Ring, Slots};
+use super::stamp::Stamp;
 #[cfg(feature = "alloc")]
 use crate::sync::AtomicBool;
 use crate::sync::{Ordering, fence};
@@ -39,7 +40,7 @@ type Spill<T> = super::list::List<T>;
 /// `list.rs`): a queue and a closed flag under a loom mutex, so the engine's
 /// models do not spend their interleavings inside the list.
 #[cfg(all(feature = "alloc", antpool_loom))]
-struct Spill<T>(loom::sync::Mutex<(alloc::collections::VecDeque<T>, bool)>);
+struct Spill<T>(loom::sync::Mutex<(alloc::collections::VecDeque<(T, Stamp)>, bool)>);
 
 #[cfg(all(feature = "alloc", antpool_loom))]
 impl<T> Spill<T> {
@@ -49,15 +50,16 @@ impl<T> Spill<T> {
             false,
         )))
     }
-    fn push(&self, value: T) -> Result<(), T> {
+    fn push_stamped(&self, value: T, stamp: &impl Fn(usize) -> Stamp) -> Result<(), T> {
         let mut list = self.0.lock().unwrap();
         if list.1 {
             return Err(value);
         }
-        list.0.push_back(value);
+        let at = stamp(list.0.len());
+        list.0.push_back((value, at));
         Ok(())
     }
-    fn pop(&self) -> Option<T> {
+    fn pop_stamped(&self) -> Option<(T, Stamp)> {
         self.0.lock().unwrap().0.pop_front()
     }
     fn is_empty(&self) -> bool {
@@ -115,25 +117,27 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
         }
     }
 
-    /// Adds a task; hands it back when a bounded lane is full, or the lane is
-    /// closed ([`is_closed`](Self::is_closed) tells which).
+    /// Adds a task, with the stamp `stamp` gives for the position of the slot
+    /// it takes (see `Ring::push_stamped`); hands it back when a bounded lane
+    /// is full, or the lane is closed ([`is_closed`](Self::is_closed) tells
+    /// which).
     #[inline]
-    pub(crate) fn push(&self, task: T) -> Result<(), T> {
+    pub(crate) fn push(&self, task: T, stamp: &impl Fn(usize) -> Stamp) -> Result<(), T> {
         #[cfg(feature = "alloc")]
         if self.may_spill {
             if self.spilling.load(Ordering::Relaxed) {
-                return self.spill.push(task);
+                return self.spill.push_stamped(task, stamp);
             }
-            return match self.ring.push(task) {
+            return match self.ring.push_stamped(task, stamp) {
                 Ok(()) => Ok(()),
                 Err(task) if self.ring.is_closed() => Err(task),
                 Err(task) => {
                     self.spilling.store(true, Ordering::Release);
-                    self.spill.push(task)
+                    self.spill.push_stamped(task, stamp)
                 }
             };
         }
-        self.ring.push(task)
+        self.ring.push_stamped(task, stamp)
     }
 
     /// Adds a task without waiting for any other thread (see
@@ -149,22 +153,23 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
         self.ring.push_now(task)
     }
 
-    /// Takes the oldest task, if any. (`None` may be stale by the time it
-    /// returns, or mean a claimed slot not yet written; callers that must know
-    /// use [`has_ready`](Self::has_ready) or [`has_tasks`](Self::has_tasks).)
+    /// Takes the oldest task, with its stamp, if any. (`None` may be stale by
+    /// the time it returns, or mean a claimed slot not yet written; callers
+    /// that must know use [`has_ready`](Self::has_ready) or
+    /// [`has_tasks`](Self::has_tasks).)
     #[inline]
-    pub(crate) fn pop(&self) -> Option<T> {
+    pub(crate) fn pop(&self) -> Option<(T, Stamp)> {
         #[cfg(feature = "alloc")]
         if self.spilling.load(Ordering::Acquire) {
             // Nothing new goes to the ring now: skip it once it looks drained.
             if !self.ring.looks_empty() {
-                if let Some(task) = self.ring.pop() {
+                if let Some(task) = self.ring.pop_stamped() {
                     return Some(task);
                 }
             }
-            return self.spill.pop();
+            return self.spill.pop_stamped();
         }
-        self.ring.pop()
+        self.ring.pop_stamped()
     }
 
     /// Whether the lane looked empty a moment ago (two loads: for polling).

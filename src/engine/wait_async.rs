@@ -34,6 +34,7 @@ use core::task::{Context, Poll};
 use super::ctl::adm;
 use super::node::{Node, state};
 use super::spin::ROOM_FOR;
+use super::stamp::Stamp;
 use super::submit::Attempt;
 use super::{Engine, EngineRef, Flavor, Guard, NodeOf};
 use crate::clock::{Clock, Instant};
@@ -111,6 +112,8 @@ struct Waiting<F: Flavor> {
     /// A spawn never yields: its place in the line costs it no wake-up.
     yields: u32,
     yield_until: Option<Instant>,
+    /// When the pool was first found saturated (feature `timings`).
+    since: Stamp,
     _pinned: PhantomPinned,
 }
 
@@ -133,6 +136,7 @@ impl<F: Flavor, H: EngineRef<Engine<F>>> Admit<F, H> {
                 linked: false,
                 yields: if wake_served { 0 } else { MAX_YIELDS },
                 yield_until: None,
+                since: Stamp::NONE,
                 _pinned: PhantomPinned,
             },
             _pinned: PhantomPinned,
@@ -161,9 +165,18 @@ impl<F: Flavor> Waiting<F> {
                     // SAFETY: a CLOSED or GRANTED finish leaves the task in
                     // the node, ours again (the finisher no longer touches it).
                     state::CLOSED => Err(SubmitError::Closed(unsafe { self.node.take_task() })),
-                    // A new worker is reserved for our task (`T+1, K+1`).
-                    // SAFETY: as for CLOSED.
-                    state::GRANTED => this.start_with(handle, unsafe { self.node.take_task() }),
+                    // A new worker is reserved for our task (`T+1, K+1`),
+                    // admitted when the grant stamped the node.
+                    state::GRANTED => {
+                        // SAFETY: as for CLOSED.
+                        let (task, admitted) =
+                            unsafe { (self.node.take_task(), self.node.stamp()) };
+                        let started = this.start_with(handle, task, admitted);
+                        if started.is_ok() {
+                            this.record_submit_wait(self.since, admitted);
+                        }
+                        started
+                    }
                     other => unreachable!("antpool: async waiter finished in state {other}"),
                 });
             }
@@ -174,11 +187,19 @@ impl<F: Flavor> Waiting<F> {
                 return Poll::Pending;
             }
             let task = match this.attempt(handle, self.take_task()) {
-                Attempt::Done(result) => return Poll::Ready(result),
+                Attempt::Done(result) => {
+                    if result.is_ok() && self.since != Stamp::NONE {
+                        this.admitted_after_wait(self.since);
+                    }
+                    return Poll::Ready(result);
+                }
                 Attempt::Saturated(task) => task,
             };
             if this.config.nonblocking {
                 return Poll::Ready(Err(SubmitError::Overload(task)));
+            }
+            if self.since == Stamp::NONE {
+                self.since = this.stamp_now();
             }
             if self.yield_first(this) {
                 self.task = Some(task);
@@ -254,6 +275,7 @@ impl<F: Flavor> Waiting<F> {
         // (`cancel`). The lock is held.
         unsafe {
             self.node.put_back(task);
+            self.node.set_stamp(self.since);
             self.node.set_waker(cx.waker());
             engine.join_waiters(cold, (&self.node).into(), false);
         }

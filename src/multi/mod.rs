@@ -7,6 +7,8 @@
 //! struct and shared methods, and [`MultiPool`]; [`MultiPoolWithFunc`] is in
 //! `with_func.rs`.
 
+#[cfg(feature = "metrics")]
+mod reported;
 mod shards;
 mod with_func;
 
@@ -128,6 +130,16 @@ macro_rules! multi_methods {
             self.shards.stats()
         }
 
+        #[doc = "The timing histograms summed over all pools (feature `timings`); see"]
+        #[doc = "[`Timings`](crate::Timings). Each pool times as its builder's"]
+        #[doc = "`timings(..)` said."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", $submit, ";\n", "mp.wait_idle();\n", "assert_eq!(mp.timings().run.count, 0); // Sampling::Off\n```")]
+        #[cfg(feature = "timings")]
+        pub fn timings(&self) -> crate::Timings {
+            self.shards.timings()
+        }
+
         #[doc = "Sets each pool's capacity to `capacity` (so the total becomes `len() * capacity`)."]
         #[doc = ""]
         #[doc = concat!("```\n", "let mp = ", $mp, ";\n", "mp.tune(5);\n", "assert_eq!(mp.cap(), Some(10));\n```")]
@@ -241,7 +253,7 @@ macro_rules! multi_struct {
             C: Clock,
             S: Spawner,
         {
-            shards: Shards<$pool>,
+            pub(in crate::multi) shards: Shards<$pool>,
         }
     };
 }
