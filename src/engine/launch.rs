@@ -16,12 +16,12 @@ use core::ptr::NonNull;
 
 use crate::sync::{AtomicU8, Ordering};
 
-use super::stamp::Stamp;
+use super::stamp::Stamped;
 use super::{AbortOnUnwind, Engine, EngineRef, Flavor, SignalOf, worker};
 use crate::spawner::{Job, JobHeader, JobVTable, Signal, Spawner};
 
-/// A new worker's first task, with its stamp.
-type First<F> = Option<(<F as Flavor>::Task, Stamp)>;
+/// A new worker's first task (with its stamp, feature `timings`).
+type First<F> = Option<Stamped<<F as Flavor>::Task>>;
 
 /// Starts a worker through `spawner`, carrying `task` as its first (or none: it
 /// takes a queued task's place); `Err(task)` if none started. The caller holds

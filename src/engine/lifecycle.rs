@@ -5,6 +5,7 @@ use core::time::Duration;
 
 use super::ctl::{CLOSED, adm};
 use super::node::{Chain, Node, state};
+use super::stamp::stamped;
 use super::{AbortOnUnwind, ChainOf, Engine, EngineRef, Flavor, Guard, ListOf};
 use crate::clock::{Clock, Instant};
 use crate::error::ReleaseError;
@@ -281,7 +282,7 @@ impl<F: Flavor> Engine<F> {
     /// their admissions back.
     #[cfg(feature = "alloc")]
     fn drain_lane<H: EngineRef<Self>>(&self, handle: &H, drained: &mut alloc::vec::Vec<F::Task>) {
-        while let Some((task, _)) = self.lane.pop() {
+        while let Some(stamped!(task, _)) = self.lane.pop() {
             drained.push(task);
             if self.config.handoff() {
                 // Never to finish: its admission goes now.
@@ -300,7 +301,7 @@ impl<F: Flavor> Engine<F> {
     pub(crate) fn clear_queue<H: EngineRef<Self>>(handle: &H) -> usize {
         let this = handle.engine();
         let mut cleared = 0;
-        while let Some((task, _)) = this.lane.pop() {
+        while let Some(stamped!(task, _)) = this.lane.pop() {
             cleared += 1;
             if this.config.handoff() {
                 // Never to start: its admission goes now.

@@ -35,7 +35,9 @@ use core::ptr;
 use crate::sync::{AtomicPtr, AtomicUsize, Backoff, Cell, Ordering, fence};
 
 use super::padded::Padded;
+#[cfg(feature = "timings")]
 use super::stamp::Stamp;
+use super::stamp::{Stamped, stamped};
 
 // A slot's state bits: the value is written; it has been read; the block is
 // being destroyed and the slot's reader must finish that.
@@ -299,31 +301,23 @@ impl<T> List<T> {
     }
 
     /// The position of index `index` (shifted) in the list's order of slots
-    /// since it was made: what sampling goes by (feature `timings`: without
-    /// it, 0 — no stamp reads it).
+    /// since it was made: what sampling goes by.
+    #[cfg(feature = "timings")]
     #[inline]
     fn seq(index: usize) -> usize {
-        #[cfg(feature = "timings")]
-        return (index / LAP)
+        (index / LAP)
             .wrapping_mul(BLOCK_CAP)
-            .wrapping_add(index % LAP);
-        #[cfg(not(feature = "timings"))]
-        {
-            let _ = index;
-            0
-        }
+            .wrapping_add(index % LAP)
     }
 
-    /// Appends `value` (not timed), or hands it back if the list is closed.
-    #[cfg(test)]
-    pub(crate) fn push(&self, value: T) -> Result<(), T> {
-        self.push_stamped(value, &|_| Stamp::NONE)
-    }
-
-    /// Appends `value` with the stamp `stamp` gives for the position of the
-    /// slot it claimed (called once, after the claim), or hands it back if
-    /// the list is closed.
-    pub(crate) fn push_stamped(&self, value: T, stamp: &impl Fn(usize) -> Stamp) -> Result<(), T> {
+    /// Appends `value`, or hands it back if the list is closed. Feature
+    /// `timings`: with the stamp `stamp_at` gives for the position of the
+    /// slot it claimed (called once, after the claim).
+    pub(crate) fn push(
+        &self,
+        value: T,
+        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize) -> Stamp,
+    ) -> Result<(), T> {
         let mut backoff = Backoff::new();
         let mut tail = self.tail.index.load(Ordering::Acquire);
         let mut block = self.tail.block.load(Ordering::Acquire);
@@ -390,7 +384,8 @@ impl<T> List<T> {
                         // read yet, and a block is freed only after that.
                         unsafe { (*block).next.store(next, Ordering::Release) };
                     }
-                    let _at = stamp(Self::seq(tail >> SHIFT));
+                    #[cfg(feature = "timings")]
+                    let at = stamp_at(Self::seq(tail >> SHIFT));
                     // SAFETY: as above, `block` is live until our slot is read;
                     // winning the swap made us the slot's only writer, and its
                     // reader waits for `WRITE` before it reads.
@@ -399,7 +394,7 @@ impl<T> List<T> {
                     slot.value.with_mut(|cell| unsafe { (*cell).write(value) });
                     // SAFETY: as for the value.
                     #[cfg(feature = "timings")]
-                    slot.at.with_mut(|cell| unsafe { (*cell).write(_at) });
+                    slot.at.with_mut(|cell| unsafe { (*cell).write(at) });
                     slot.state.fetch_or(WRITE, Ordering::Release);
                     // Made for an install that another pusher did (`None` if
                     // we installed it).
@@ -415,16 +410,10 @@ impl<T> List<T> {
         }
     }
 
-    /// Takes the oldest value, or `None` if the list is empty.
-    #[cfg(test)]
-    pub(crate) fn pop(&self) -> Option<T> {
-        self.pop_stamped().map(|(value, _)| value)
-    }
-
-    /// Takes the oldest value and its stamp, or `None` if the list is empty.
-    /// A slot claimed by a pusher and not yet written is waited for (as
-    /// `SegQueue` does).
-    pub(crate) fn pop_stamped(&self) -> Option<(T, Stamp)> {
+    /// Takes the oldest value (with its stamp, feature `timings`), or `None`
+    /// if the list is empty. A slot claimed by a pusher and not yet written is
+    /// waited for (as `SegQueue` does).
+    pub(crate) fn pop(&self) -> Option<Stamped<T>> {
         let mut backoff = Backoff::new();
         let mut head = self.head.index.load(Ordering::Acquire);
         let mut block = self.head.block.load(Ordering::Acquire);
@@ -490,8 +479,6 @@ impl<T> List<T> {
                     let at = slot
                         .at
                         .with_mut(|cell| unsafe { (*cell).assume_init_read() });
-                    #[cfg(not(feature = "timings"))]
-                    let at = Stamp::NONE;
                     if offset + 1 == BLOCK_CAP {
                         // SAFETY: the last slot is read: destruction starts here.
                         unsafe { self.destroy(block, 0) };
@@ -500,7 +487,7 @@ impl<T> List<T> {
                         // read now: we go on from the next one.
                         unsafe { self.destroy(block, offset + 1) };
                     }
-                    return Some((value, at));
+                    return Some(stamped!(value, at));
                 }
                 Err(now) => {
                     head = now;
@@ -553,6 +540,19 @@ impl<T> List<T> {
     /// synchronizes with the closer counts every slot claimed before.
     pub(crate) fn close(&self) {
         self.tail.index.fetch_or(MARK, Ordering::SeqCst);
+    }
+
+    /// For the tests: a push that carries no stamp, in either build.
+    #[cfg(test)]
+    pub(super) fn push_plain(&self, value: T) -> Result<(), T> {
+        super::stamp::with_stamp!(self, push(value) ; &|_| Stamp::NONE)
+    }
+
+    /// For the tests: a pop that drops the stamp, in either build.
+    #[cfg(test)]
+    #[allow(clippy::map_identity)] // (without the feature the stamp is not there)
+    pub(super) fn pop_plain(&self) -> Option<T> {
+        self.pop().map(|stamped!(value, _)| value)
     }
 
     /// How many blocks the list keeps as spares (for the tests).

@@ -24,6 +24,7 @@ use crate::sync::{AtomicU8, Ordering};
 
 use crate::spawner::Signal;
 
+#[cfg(feature = "timings")]
 use super::stamp::Stamp;
 
 /// Node states. A worker's mailbox moves BUSY → IDLE → (TAKEN → WAKE | RETIRE);
@@ -192,19 +193,16 @@ impl<T, Sig: Signal> Node<T, Sig> {
         unsafe { (*self.task.get()).assume_init_read() }
     }
 
-    /// The waiter's stamp (see the field; without the feature, none).
+    /// The waiter's stamp (see the field).
     ///
     /// # Safety
     ///
     /// As for [`take_task`](Self::take_task): the caller has the exclusive
     /// right to the node's cells.
-    #[inline]
+    #[cfg(feature = "timings")]
     pub(crate) unsafe fn stamp(&self) -> Stamp {
         // SAFETY: exclusive access, per the caller's contract.
-        #[cfg(feature = "timings")]
-        return unsafe { *self.stamp.get() };
-        #[cfg(not(feature = "timings"))]
-        Stamp::NONE
+        unsafe { *self.stamp.get() }
     }
 
     /// Sets the waiter's stamp.
@@ -212,15 +210,10 @@ impl<T, Sig: Signal> Node<T, Sig> {
     /// # Safety
     ///
     /// As for [`stamp`](Self::stamp).
-    #[inline]
+    #[cfg(feature = "timings")]
     pub(crate) unsafe fn set_stamp(&self, stamp: Stamp) {
         // SAFETY: exclusive access, per the caller's contract.
-        #[cfg(feature = "timings")]
-        unsafe {
-            *self.stamp.get() = stamp
-        };
-        #[cfg(not(feature = "timings"))]
-        let _ = stamp;
+        unsafe { *self.stamp.get() = stamp };
     }
 
     /// Finishes a node this thread unlinked: sets `state` and wakes the owner.

@@ -34,7 +34,9 @@ use core::mem::MaybeUninit;
 use crate::sync::{AtomicUsize, Cell, Ordering, fence, spin_hint};
 
 use super::padded::Padded;
+#[cfg(feature = "timings")]
 use super::stamp::Stamp;
+use super::stamp::{Stamped, stamped, with_stamp};
 
 /// One slot of a ring: a stamp and room for a task (and, feature `timings`,
 /// the task's admission time: written and read with the value, under the
@@ -159,31 +161,26 @@ impl<T, S: Slots<T>> Ring<T, S> {
     }
 
     /// The position of index `at` in the ring's order of slots since it was
-    /// made (laps times slots, plus the slot): what sampling goes by (feature
-    /// `timings`: without it, 0 — no stamp reads it).
+    /// made (laps times slots, plus the slot): what sampling goes by.
+    #[cfg(feature = "timings")]
     #[inline]
     fn seq(&self, at: usize) -> usize {
-        #[cfg(feature = "timings")]
-        return (at >> self.one_lap.trailing_zeros())
+        (at >> self.one_lap.trailing_zeros())
             .wrapping_mul(self.cap)
-            .wrapping_add(at & (self.mark - 1));
-        #[cfg(not(feature = "timings"))]
-        {
-            let _ = at;
-            0
-        }
+            .wrapping_add(at & (self.mark - 1))
     }
 
     /// Claims the slot at `tail`, which its stamp says is free for this lap,
-    /// by one swap on `tail`, and publishes `value` in it, with what `stamp`
-    /// gives for the slot's position. If another pusher moved `tail` first (or
-    /// the weak swap failed), hands `value` back with the `tail` it saw.
+    /// by one swap on `tail`, and publishes `value` in it (feature `timings`:
+    /// with what `stamp_at` gives for the slot's position, read after the
+    /// claim). If another pusher moved `tail` first (or the weak swap failed),
+    /// hands `value` back with the `tail` it saw.
     #[inline]
     fn claim_and_write(
         &self,
         tail: usize,
         value: T,
-        stamp: &impl Fn(usize) -> Stamp,
+        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize) -> Stamp,
     ) -> Result<(), (T, usize)> {
         match self.tail.compare_exchange_weak(
             tail,
@@ -193,14 +190,15 @@ impl<T, S: Slots<T>> Ring<T, S> {
         ) {
             Ok(_) => {
                 let (slot, index) = self.slot(tail);
-                let _at = stamp(self.seq(tail));
+                #[cfg(feature = "timings")]
+                let at = stamp_at(self.seq(tail));
                 // SAFETY: winning the swap on `tail` made this thread the
                 // slot's only writer for this lap, and its reader waits for
                 // the stamp below before it reads.
                 slot.value.with_mut(|cell| unsafe { (*cell).write(value) });
                 // SAFETY: as for the value.
                 #[cfg(feature = "timings")]
-                slot.at.with_mut(|cell| unsafe { *cell = _at });
+                slot.at.with_mut(|cell| unsafe { *cell = at });
                 slot.set_stamp(index, tail.wrapping_add(1));
                 Ok(())
             }
@@ -208,21 +206,14 @@ impl<T, S: Slots<T>> Ring<T, S> {
         }
     }
 
-    /// Appends `value` (not timed), or hands it back as
-    /// [`push_stamped`](Self::push_stamped) does.
-    #[cfg(test)]
-    pub(crate) fn push(&self, value: T) -> Result<(), T> {
-        self.push_stamped(value, &|_| Stamp::NONE)
-    }
-
-    /// Appends `value` with the stamp `stamp_at` gives for the position of the
-    /// slot it claimed (called once, after the claim), or hands it back if
-    /// every slot is full or the ring is closed ([`is_closed`](Self::is_closed)
-    /// tells which).
-    pub(crate) fn push_stamped(
+    /// Appends `value`, or hands it back if every slot is full or the ring is
+    /// closed ([`is_closed`](Self::is_closed) tells which). Feature `timings`:
+    /// with the stamp `stamp_at` gives for the position of the slot it
+    /// claimed (called once, after the claim).
+    pub(crate) fn push(
         &self,
         mut value: T,
-        stamp_at: &impl Fn(usize) -> Stamp,
+        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize) -> Stamp,
     ) -> Result<(), T> {
         let mut tail = self.tail.load(Ordering::Relaxed);
         loop {
@@ -233,7 +224,7 @@ impl<T, S: Slots<T>> Ring<T, S> {
             let stamp = slot.stamp(index);
             if stamp == tail {
                 // The slot is free for this lap: claim it.
-                match self.claim_and_write(tail, value, stamp_at) {
+                match with_stamp!(self, claim_and_write(tail, value) ; stamp_at) {
                     Ok(()) => return Ok(()),
                     Err((back, now)) => {
                         (value, tail) = (back, now);
@@ -273,7 +264,7 @@ impl<T, S: Slots<T>> Ring<T, S> {
             }
             let (slot, index) = self.slot(tail);
             if slot.stamp(index) == tail {
-                match self.claim_and_write(tail, value, &|_| Stamp::NONE) {
+                match with_stamp!(self, claim_and_write(tail, value) ; &|_| Stamp::NONE) {
                     Ok(()) => return Ok(()),
                     Err((back, now)) => (value, tail) = (back, now),
                 }
@@ -289,14 +280,9 @@ impl<T, S: Slots<T>> Ring<T, S> {
         }
     }
 
-    /// Takes the oldest value, or `None` if the ring is empty.
-    #[cfg(test)]
-    pub(crate) fn pop(&self) -> Option<T> {
-        self.pop_stamped().map(|(value, _)| value)
-    }
-
-    /// Takes the oldest value and its stamp, or `None` if the ring is empty.
-    pub(crate) fn pop_stamped(&self) -> Option<(T, Stamp)> {
+    /// Takes the oldest value (with its stamp, feature `timings`), or `None`
+    /// if the ring is empty.
+    pub(crate) fn pop(&self) -> Option<Stamped<T>> {
         let mut head = self.head.load(Ordering::Relaxed);
         loop {
             let (slot, index) = self.slot(head);
@@ -320,10 +306,8 @@ impl<T, S: Slots<T>> Ring<T, S> {
                         // SAFETY: as for the value.
                         #[cfg(feature = "timings")]
                         let at = slot.at.with_mut(|cell| unsafe { *cell });
-                        #[cfg(not(feature = "timings"))]
-                        let at = Stamp::NONE;
                         slot.set_stamp(index, head.wrapping_add(self.one_lap));
-                        return Some((value, at));
+                        return Some(stamped!(value, at));
                     }
                     Err(now) => {
                         head = now;
@@ -429,6 +413,19 @@ impl<T, S: Slots<T>> Ring<T, S> {
     }
 }
 
+/// For the tests: a push and a pop that carry no stamp, in either build.
+#[cfg(test)]
+impl<T, S: Slots<T>> Ring<T, S> {
+    pub(crate) fn push_plain(&self, value: T) -> Result<(), T> {
+        with_stamp!(self, push(value) ; &|_| Stamp::NONE)
+    }
+
+    #[allow(clippy::map_identity)] // (without the feature the stamp is not there)
+    pub(crate) fn pop_plain(&self) -> Option<T> {
+        self.pop().map(|stamped!(value, _)| value)
+    }
+}
+
 impl<T, S: Slots<T>> Drop for Ring<T, S> {
     fn drop(&mut self) {
         // Drop the values still in the ring (only tasks no worker was ever
@@ -474,14 +471,14 @@ mod loom_tests {
                 Arc::new(Ring::new([Slot::new(), Slot::new()], 2));
             let pushers: [_; 2] = core::array::from_fn(|i| {
                 let ring = ring.clone();
-                loom::thread::spawn(move || ring.push(i as u32 + 1).unwrap())
+                loom::thread::spawn(move || ring.push_plain(i as u32 + 1).unwrap())
             });
             for p in pushers {
                 p.join().unwrap();
             }
-            let (a, b) = (ring.pop().unwrap(), ring.pop().unwrap());
+            let (a, b) = (ring.pop_plain().unwrap(), ring.pop_plain().unwrap());
             assert_eq!(a + b, 3);
-            assert_eq!(ring.pop(), None);
+            assert_eq!(ring.pop_plain(), None);
         });
     }
 
@@ -489,18 +486,18 @@ mod loom_tests {
     fn a_slot_is_reused_on_the_next_lap_only_once_emptied() {
         model(|| {
             let ring: Arc<Ring<u32, [Slot<u32>; 1]>> = Arc::new(Ring::new([Slot::new()], 1));
-            ring.push(1).unwrap();
+            ring.push_plain(1).unwrap();
             let r = ring.clone();
-            let popper = loom::thread::spawn(move || r.pop());
+            let popper = loom::thread::spawn(move || r.pop_plain());
             // Full until the popper has emptied the slot; then lap 1 may use it.
-            let early = ring.push(2);
+            let early = ring.push_plain(2);
             let popped = popper.join().unwrap();
             assert_eq!(popped, Some(1));
             if let Err(v) = early {
-                ring.push(v).unwrap();
+                ring.push_plain(v).unwrap();
             }
-            assert_eq!(ring.pop(), Some(2));
-            assert_eq!(ring.pop(), None);
+            assert_eq!(ring.pop_plain(), Some(2));
+            assert_eq!(ring.pop_plain(), None);
         });
     }
 
@@ -510,16 +507,16 @@ mod loom_tests {
     fn push_now_racing_a_popper_loses_and_doubles_nothing() {
         model(|| {
             let ring: Arc<Ring<u32, [Slot<u32>; 1]>> = Arc::new(Ring::new([Slot::new()], 1));
-            ring.push(1).unwrap();
+            ring.push_plain(1).unwrap();
             let r = ring.clone();
-            let popper = loom::thread::spawn(move || r.pop());
+            let popper = loom::thread::spawn(move || r.pop_plain());
             let now = ring.push_now(2);
             assert_eq!(popper.join().unwrap(), Some(1));
             match now {
-                Ok(()) => assert_eq!(ring.pop(), Some(2)),
+                Ok(()) => assert_eq!(ring.pop_plain(), Some(2)),
                 Err(v) => assert_eq!(v, 2),
             }
-            assert_eq!(ring.pop(), None);
+            assert_eq!(ring.pop_plain(), None);
         });
     }
 
@@ -532,7 +529,7 @@ mod loom_tests {
             let ring: Arc<Ring<u32, [Slot<u32>; 2]>> =
                 Arc::new(Ring::new([Slot::new(), Slot::new()], 2));
             let r = ring.clone();
-            let pusher = loom::thread::spawn(move || r.push(5));
+            let pusher = loom::thread::spawn(move || r.push_plain(5));
             ring.close();
             let counted = ring.has_tasks();
             let pushed = pusher.join().unwrap();
@@ -541,8 +538,8 @@ mod loom_tests {
                 counted,
                 "a push that landed is counted, one that failed is not"
             );
-            assert_eq!(ring.pop(), pushed.ok().map(|()| 5));
-            assert_eq!(ring.push(6), Err(6));
+            assert_eq!(ring.pop_plain(), pushed.ok().map(|()| 5));
+            assert_eq!(ring.push_plain(6), Err(6));
         });
     }
 
@@ -552,10 +549,10 @@ mod loom_tests {
             let ring: Arc<Ring<u32, [Slot<u32>; 2]>> =
                 Arc::new(Ring::new([Slot::new(), Slot::new()], 2));
             let r = ring.clone();
-            let popper = loom::thread::spawn(move || r.pop());
-            ring.push(7).unwrap();
+            let popper = loom::thread::spawn(move || r.pop_plain());
+            ring.push_plain(7).unwrap();
             let first = popper.join().unwrap();
-            let second = ring.pop();
+            let second = ring.pop_plain();
             assert_eq!(first.or(second), Some(7));
             assert!(first.is_none() || second.is_none());
         });

@@ -24,12 +24,13 @@
 //!   rejected records nothing.
 
 use crate::clock::{Clock, Instant};
+use crate::error::SubmitError;
 use crate::timings::Timings;
 
 use super::recorder::Which;
 use super::stamp::{Stamp, Taken};
 use super::watch::SAMPLE_EVERY;
-use super::{Engine, Execute, Flavor, Outcome};
+use super::{Engine, EngineRef, Execute, Flavor, NodeOf, Outcome};
 
 impl<F: Flavor> Engine<F> {
     /// The stamp of a task pushed into the lane at `position`: the time now if
@@ -66,6 +67,29 @@ impl<F: Flavor> Engine<F> {
         if since.get().is_some() {
             self.record_submit_wait(since, Stamp::at(self.clock.now()));
         }
+    }
+
+    /// A blocked submitter (since `since`) was granted a new worker for its
+    /// task: starts it with the task admitted when the grant stamped the node,
+    /// and records the wait if it started.
+    ///
+    /// # Safety
+    ///
+    /// `node` is the caller's own, finished `GRANTED`: its task and stamp are
+    /// the caller's again.
+    pub(super) unsafe fn start_granted<H: EngineRef<Self>>(
+        &self,
+        handle: &H,
+        node: &NodeOf<F>,
+        since: Stamp,
+    ) -> Result<(), SubmitError<F::Task>> {
+        // SAFETY: per the contract.
+        let (task, admitted) = unsafe { (node.take_task(), node.stamp()) };
+        let started = self.start_with(handle, task, admitted);
+        if started.is_ok() {
+            self.record_submit_wait(since, admitted);
+        }
+        started
     }
 
     fn record(&self, which: Which, from: Instant, to: Instant) {

@@ -22,7 +22,9 @@
 //! count of submitters on their way (`engine/README.md`, handshake 2).
 
 use super::ring::{Ring, Slots};
+#[cfg(feature = "timings")]
 use super::stamp::Stamp;
+use super::stamp::{Stamped, with_stamp};
 #[cfg(feature = "alloc")]
 use crate::sync::AtomicBool;
 use crate::sync::{Ordering, fence};
@@ -40,7 +42,7 @@ type Spill<T> = super::list::List<T>;
 /// `list.rs`): a queue and a closed flag under a loom mutex, so the engine's
 /// models do not spend their interleavings inside the list.
 #[cfg(all(feature = "alloc", antpool_loom))]
-struct Spill<T>(loom::sync::Mutex<(alloc::collections::VecDeque<(T, Stamp)>, bool)>);
+struct Spill<T>(loom::sync::Mutex<(alloc::collections::VecDeque<Stamped<T>>, bool)>);
 
 #[cfg(all(feature = "alloc", antpool_loom))]
 impl<T> Spill<T> {
@@ -50,16 +52,22 @@ impl<T> Spill<T> {
             false,
         )))
     }
-    fn push_stamped(&self, value: T, stamp: &impl Fn(usize) -> Stamp) -> Result<(), T> {
+    fn push(
+        &self,
+        value: T,
+        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize) -> Stamp,
+    ) -> Result<(), T> {
         let mut list = self.0.lock().unwrap();
         if list.1 {
             return Err(value);
         }
-        let at = stamp(list.0.len());
-        list.0.push_back((value, at));
+        let position = list.0.len();
+        let _ = position;
+        list.0
+            .push_back(super::stamp::stamped!(value, stamp_at(position)));
         Ok(())
     }
-    fn pop_stamped(&self) -> Option<(T, Stamp)> {
+    fn pop(&self) -> Option<Stamped<T>> {
         self.0.lock().unwrap().0.pop_front()
     }
     fn is_empty(&self) -> bool {
@@ -117,27 +125,31 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
         }
     }
 
-    /// Adds a task, with the stamp `stamp` gives for the position of the slot
-    /// it takes (see `Ring::push_stamped`); hands it back when a bounded lane
-    /// is full, or the lane is closed ([`is_closed`](Self::is_closed) tells
-    /// which).
+    /// Adds a task; hands it back when a bounded lane is full, or the lane is
+    /// closed ([`is_closed`](Self::is_closed) tells which). Feature `timings`:
+    /// with the stamp `stamp_at` gives for the position of the slot it takes
+    /// (see [`Ring::push`]).
     #[inline]
-    pub(crate) fn push(&self, task: T, stamp: &impl Fn(usize) -> Stamp) -> Result<(), T> {
+    pub(crate) fn push(
+        &self,
+        task: T,
+        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize) -> Stamp,
+    ) -> Result<(), T> {
         #[cfg(feature = "alloc")]
         if self.may_spill {
             if self.spilling.load(Ordering::Relaxed) {
-                return self.spill.push_stamped(task, stamp);
+                return with_stamp!(self.spill, push(task) ; stamp_at);
             }
-            return match self.ring.push_stamped(task, stamp) {
+            return match with_stamp!(self.ring, push(task) ; stamp_at) {
                 Ok(()) => Ok(()),
                 Err(task) if self.ring.is_closed() => Err(task),
                 Err(task) => {
                     self.spilling.store(true, Ordering::Release);
-                    self.spill.push_stamped(task, stamp)
+                    with_stamp!(self.spill, push(task) ; stamp_at)
                 }
             };
         }
-        self.ring.push_stamped(task, stamp)
+        with_stamp!(self.ring, push(task) ; stamp_at)
     }
 
     /// Adds a task without waiting for any other thread (see
@@ -153,23 +165,22 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
         self.ring.push_now(task)
     }
 
-    /// Takes the oldest task, with its stamp, if any. (`None` may be stale by
-    /// the time it returns, or mean a claimed slot not yet written; callers
-    /// that must know use [`has_ready`](Self::has_ready) or
-    /// [`has_tasks`](Self::has_tasks).)
+    /// Takes the oldest task, if any. (`None` may be stale by the time it
+    /// returns, or mean a claimed slot not yet written; callers that must know
+    /// use [`has_ready`](Self::has_ready) or [`has_tasks`](Self::has_tasks).)
     #[inline]
-    pub(crate) fn pop(&self) -> Option<(T, Stamp)> {
+    pub(crate) fn pop(&self) -> Option<Stamped<T>> {
         #[cfg(feature = "alloc")]
         if self.spilling.load(Ordering::Acquire) {
             // Nothing new goes to the ring now: skip it once it looks drained.
             if !self.ring.looks_empty() {
-                if let Some(task) = self.ring.pop_stamped() {
+                if let Some(task) = self.ring.pop() {
                     return Some(task);
                 }
             }
-            return self.spill.pop_stamped();
+            return self.spill.pop();
         }
-        self.ring.pop_stamped()
+        self.ring.pop()
     }
 
     /// Whether the lane looked empty a moment ago (two loads: for polling).

@@ -34,6 +34,7 @@ use core::task::{Context, Poll};
 use super::ctl::adm;
 use super::node::{Node, state};
 use super::spin::ROOM_FOR;
+#[cfg(feature = "timings")]
 use super::stamp::Stamp;
 use super::submit::Attempt;
 use super::{Engine, EngineRef, Flavor, Guard, NodeOf};
@@ -113,6 +114,7 @@ struct Waiting<F: Flavor> {
     yields: u32,
     yield_until: Option<Instant>,
     /// When the pool was first found saturated (feature `timings`).
+    #[cfg(feature = "timings")]
     since: Stamp,
     _pinned: PhantomPinned,
 }
@@ -136,6 +138,7 @@ impl<F: Flavor, H: EngineRef<Engine<F>>> Admit<F, H> {
                 linked: false,
                 yields: if wake_served { 0 } else { MAX_YIELDS },
                 yield_until: None,
+                #[cfg(feature = "timings")]
                 since: Stamp::NONE,
                 _pinned: PhantomPinned,
             },
@@ -165,18 +168,13 @@ impl<F: Flavor> Waiting<F> {
                     // SAFETY: a CLOSED or GRANTED finish leaves the task in
                     // the node, ours again (the finisher no longer touches it).
                     state::CLOSED => Err(SubmitError::Closed(unsafe { self.node.take_task() })),
-                    // A new worker is reserved for our task (`T+1, K+1`),
-                    // admitted when the grant stamped the node.
-                    state::GRANTED => {
-                        // SAFETY: as for CLOSED.
-                        let (task, admitted) =
-                            unsafe { (self.node.take_task(), self.node.stamp()) };
-                        let started = this.start_with(handle, task, admitted);
-                        if started.is_ok() {
-                            this.record_submit_wait(self.since, admitted);
-                        }
-                        started
-                    }
+                    // A new worker is reserved for our task (`T+1, K+1`).
+                    // SAFETY: as for CLOSED.
+                    #[cfg(not(feature = "timings"))]
+                    state::GRANTED => this.start_with(handle, unsafe { self.node.take_task() }),
+                    // SAFETY: as for CLOSED.
+                    #[cfg(feature = "timings")]
+                    state::GRANTED => unsafe { this.start_granted(handle, &self.node, self.since) },
                     other => unreachable!("antpool: async waiter finished in state {other}"),
                 });
             }
@@ -187,6 +185,9 @@ impl<F: Flavor> Waiting<F> {
                 return Poll::Pending;
             }
             let task = match this.attempt(handle, self.take_task()) {
+                #[cfg(not(feature = "timings"))]
+                Attempt::Done(result) => return Poll::Ready(result),
+                #[cfg(feature = "timings")]
                 Attempt::Done(result) => {
                     if result.is_ok() && self.since != Stamp::NONE {
                         this.admitted_after_wait(self.since);
@@ -198,6 +199,7 @@ impl<F: Flavor> Waiting<F> {
             if this.config.nonblocking {
                 return Poll::Ready(Err(SubmitError::Overload(task)));
             }
+            #[cfg(feature = "timings")]
             if self.since == Stamp::NONE {
                 self.since = this.stamp_now();
             }
@@ -275,6 +277,7 @@ impl<F: Flavor> Waiting<F> {
         // (`cancel`). The lock is held.
         unsafe {
             self.node.put_back(task);
+            #[cfg(feature = "timings")]
             self.node.set_stamp(self.since);
             self.node.set_waker(cx.waker());
             engine.join_waiters(cold, (&self.node).into(), false);

@@ -9,7 +9,9 @@ use core::ptr::NonNull;
 use super::ctl::adm;
 use super::node::{Chain, Node, state};
 use super::spin::{ROOM_FOR, Spin};
+#[cfg(feature = "timings")]
 use super::stamp::Stamp;
+use super::stamp::with_stamp;
 use super::submit::Attempt;
 use super::{AbortOnUnwind, Engine, EngineRef, Flavor, Guard, NodeOf};
 use crate::clock::{Clock, Instant};
@@ -73,15 +75,15 @@ impl<F: Flavor> Engine<F> {
     /// granted, the pool closes, or — `deadline` — the time runs out: it then
     /// takes itself out of the FIFO under the lock (`Timeout`), unless someone
     /// took it out first, whose finish it waits for. `Saturated(task)` hands
-    /// the task back to go round again (room appeared). `since`: when the
-    /// submit found the pool saturated (feature `timings`; its node carries
-    /// it, for whoever admits it to record the wait).
+    /// the task back to go round again (room appeared). `since` (feature
+    /// `timings`): when the submit found the pool saturated; its node carries
+    /// it, for whoever admits it to record the wait.
     pub(super) fn wait_for_room<H: EngineRef<Self>>(
         &self,
         handle: &H,
         task: F::Task,
         deadline: Option<Instant>,
-        since: Stamp,
+        #[cfg(feature = "timings")] since: Stamp,
     ) -> Attempt<F::Task> {
         if self.parallelism() > 1 {
             let mut spin = Spin::new(&self.clock, ROOM_FOR);
@@ -113,7 +115,10 @@ impl<F: Flavor> Engine<F> {
         }
         let node = Node::with_task(self.spawner.signal(), task, state::WAITING);
         // SAFETY: our node, not linked yet.
-        unsafe { node.set_stamp(since) };
+        #[cfg(feature = "timings")]
+        unsafe {
+            node.set_stamp(since)
+        };
         let bomb = AbortOnUnwind;
         // SAFETY: `node` stays on this stack, unmoved, until it is finished and we
         // have consumed the finisher's token below.
@@ -141,17 +146,13 @@ impl<F: Flavor> Engine<F> {
             // SAFETY: whoever finished the node with CLOSED or GRANTED left the task
             // in it, and it is ours again.
             state::CLOSED => Err(SubmitError::Closed(unsafe { node.take_task() })),
-            // A new worker is reserved for our task (`T+1, K+1`), admitted
-            // when the grant stamped the node.
-            state::GRANTED => {
-                // SAFETY: as for CLOSED.
-                let (task, admitted) = unsafe { (node.take_task(), node.stamp()) };
-                let started = self.start_with(handle, task, admitted);
-                if started.is_ok() {
-                    self.record_submit_wait(since, admitted);
-                }
-                started
-            }
+            // A new worker is reserved for our task (`T+1, K+1`).
+            // SAFETY: as for CLOSED.
+            #[cfg(not(feature = "timings"))]
+            state::GRANTED => self.start_with(handle, unsafe { node.take_task() }),
+            // SAFETY: as for CLOSED.
+            #[cfg(feature = "timings")]
+            state::GRANTED => unsafe { self.start_granted(handle, &node, since) },
             other => unreachable!("antpool: waiter woken in state {other}"),
         })
     }
@@ -253,8 +254,9 @@ impl<F: Flavor> Engine<F> {
     /// [`ensure_taker`](Self::ensure_taker).
     pub(super) fn grant_waiters(&self, cold: &mut Guard<'_, F>) -> GrantsOf<F> {
         let mut grants = Grants::new();
-        // The admission time of the waiters let in (feature `timings`: read
-        // once, at the first).
+        // Feature `timings`: when the waiters let in were admitted (read once,
+        // at the first).
+        #[cfg(feature = "timings")]
         let mut admitted = None;
         loop {
             if self.gate.adm.load() & adm::CLOSED != 0 || cold.waiters.len() == 0 {
@@ -275,6 +277,7 @@ impl<F: Flavor> Engine<F> {
             let Some(waiter) = cold.waiters.pop_front() else {
                 unreachable!("antpool: the waiters list was checked non-empty under the lock");
             };
+            #[cfg(feature = "timings")]
             let at: Stamp = *admitted.get_or_insert_with(|| self.stamp_now());
             if handoff
                 && self
@@ -282,18 +285,21 @@ impl<F: Flavor> Engine<F> {
                     .update(|w| self.spawn_for(w).then(|| w.add_threads(1).add_busy(1)))
                     .is_ok()
             {
-                // SAFETY: we unlinked the waiter under the lock; the node is ours
-                // to finish, and its task stays in it for the owner, admitted
-                // now (it records its wait once its worker started).
+                // SAFETY: we unlinked the waiter under the lock; the node is
+                // ours to finish (admitted now: the owner records its wait once
+                // its worker started).
+                #[cfg(feature = "timings")]
                 unsafe {
-                    waiter.as_ref().set_stamp(at);
-                    grants.granted.push(waiter);
-                }
+                    waiter.as_ref().set_stamp(at)
+                };
+                // SAFETY: we unlinked the waiter under the lock; the node is ours
+                // to finish, and its task stays in it for the owner.
+                unsafe { grants.granted.push(waiter) };
                 continue;
             }
             // SAFETY: as above; the task is ours to move into the lane.
-            let (task, since) = unsafe { (waiter.as_ref().take_task(), waiter.as_ref().stamp()) };
-            if let Err(task) = self.lane.push(task, &|_| at) {
+            let task = unsafe { waiter.as_ref().take_task() };
+            if let Err(task) = with_stamp!(self.lane, push(task) ; &|_| at) {
                 // A queue filled up meanwhile: the waiter stays first in line.
                 // SAFETY: the node is still ours; its cell is empty again.
                 unsafe {
@@ -302,7 +308,10 @@ impl<F: Flavor> Engine<F> {
                 }
                 break;
             }
-            self.record_submit_wait(since, at);
+            // SAFETY: as above (its stamp: when its submit found the pool
+            // saturated).
+            #[cfg(feature = "timings")]
+            self.record_submit_wait(unsafe { waiter.as_ref().stamp() }, at);
             // SAFETY: as above.
             unsafe { grants.served.push(waiter) };
         }

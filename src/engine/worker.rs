@@ -7,7 +7,7 @@
 use super::ctl::{PAUSED, WATCH, Word, adm};
 use super::node::{Node, state};
 use super::spin::{LOOK_FOR, Spin};
-use super::stamp::{Stamp, Taken};
+use super::stamp::{Stamped, TakenOf, looked, stamped, straight};
 #[cfg(not(feature = "timings"))]
 use super::watch::SAMPLE_EVERY;
 use super::watch::{Duty, PERIOD, RESIGN_AFTER};
@@ -54,9 +54,10 @@ enum Park {
 }
 
 /// The body of every worker thread. The workers' word already counts this
-/// worker: busy, if it carries a first task (with its stamp); a looker if not.
-/// `index`: its number in the pool ([`Job::index`](crate::port::Job::index)).
-pub(crate) fn run<H, F>(handle: H, first: Option<(F::Task, Stamp)>, index: usize)
+/// worker: busy, if it carries a first task (with its stamp, feature
+/// `timings`); a looker if not. `index`: its number in the pool
+/// ([`Job::index`](crate::port::Job::index)).
+pub(crate) fn run<H, F>(handle: H, first: Option<Stamped<F::Task>>, index: usize)
 where
     H: EngineRef<Engine<F>>,
     F: Flavor,
@@ -78,7 +79,7 @@ where
     };
     engine.exec.worker_started(index);
     let first = match first {
-        Some(task) => Some(Taken::straight(task).looked()),
+        Some(task) => Some(looked!(straight!(task))),
         None => engine.find_task(&handle, &mailbox),
     };
     if let Some(mut task) = first {
@@ -87,18 +88,18 @@ where
         #[cfg(feature = "timings")]
         let mut last_end = None;
         loop {
+            #[cfg(feature = "timings")]
+            let outcome = engine.run_timed(task, round, &mut last_end);
             #[cfg(not(feature = "timings"))]
             let outcome = match round % SAMPLE_EVERY {
                 0 => {
                     let start = engine.clock.now();
-                    let outcome = engine.exec.execute(task.task);
+                    let outcome = engine.exec.execute(task);
                     engine.watch.learn(start, engine.clock.now());
                     outcome
                 }
-                _ => engine.exec.execute(task.task),
+                _ => engine.exec.execute(task),
             };
-            #[cfg(feature = "timings")]
-            let outcome = engine.run_timed(task, round, &mut last_end);
             round = round.wrapping_add(1);
             engine.count(outcome);
             match engine.next_task(&handle, &mailbox, round) {
@@ -145,7 +146,7 @@ impl<F: Flavor> Engine<F> {
         handle: &H,
         me: &NodeOf<F>,
         round: u32,
-    ) -> Option<Taken<F::Task>> {
+    ) -> Option<TakenOf<F>> {
         // Paused, it takes no task: it parks (a pause waits for that). A stale
         // "not paused" is harmless: this worker counts as awake, so `pause`
         // waits for whatever it takes now.
@@ -173,7 +174,7 @@ impl<F: Flavor> Engine<F> {
         // An empty `pop` is two loads, no write.)
         if !paused {
             if let Some(task) = self.lane.pop() {
-                return Some(Taken::straight(task));
+                return Some(straight!(task));
             }
         }
         if !self.config.handoff() {
@@ -199,11 +200,7 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// A busy worker over the capacity `tune` lowered retires.
-    fn retire_surplus<H: EngineRef<Self>>(
-        &self,
-        handle: &H,
-        me: &NodeOf<F>,
-    ) -> Option<Taken<F::Task>> {
+    fn retire_surplus<H: EngineRef<Self>>(&self, handle: &H, me: &NodeOf<F>) -> Option<TakenOf<F>> {
         let (_, new) = self.ctl.apply(|w| w.sub_busy(1).sub_threads(1));
         self.left_work(new);
         self.after_exit(handle, me, new)
@@ -217,7 +214,7 @@ impl<F: Flavor> Engine<F> {
         handle: &H,
         me: &NodeOf<F>,
         new: Word,
-    ) -> Option<Taken<F::Task>> {
+    ) -> Option<TakenOf<F>> {
         if new.threads() == 0 && self.last_must_stay() {
             // It looks; `park` decides whether it stays for the task
             // (handshake 2).
@@ -250,9 +247,9 @@ impl<F: Flavor> Engine<F> {
 
     /// Serves the oldest waiter — a blocked thread or an async submitter —
     /// with the finished task's admission: its task is taken from its node, to
-    /// run next (admitted now: timed, its submit's wait recorded). `None`: no
-    /// waiter was left.
-    fn serve_waiter(&self) -> Option<Taken<F::Task>> {
+    /// run next (feature `timings`: admitted now, its submit's wait
+    /// recorded). `None`: no waiter was left.
+    fn serve_waiter(&self) -> Option<TakenOf<F>> {
         let mut cold = self.cold.lock();
         let waiter = cold.waiters.pop_front();
         self.waiters_changed(&mut cold);
@@ -260,16 +257,14 @@ impl<F: Flavor> Engine<F> {
         let waiter = waiter?;
         #[cfg(feature = "timings")]
         let admitted = self.stamp_now();
-        #[cfg(not(feature = "timings"))]
-        let admitted = Stamp::NONE;
         // SAFETY: we unlinked the waiter under the lock: it is ours to finish,
-        // and its task and stamp ours to take; `finish` is our last touch.
+        // and its task (and stamp) ours to take; `finish` is our last touch.
         unsafe {
             let task = waiter.as_ref().take_task();
             #[cfg(feature = "timings")]
             self.record_submit_wait(waiter.as_ref().stamp(), admitted);
             Node::finish(waiter, state::SERVED);
-            Some(Taken::straight((task, admitted)))
+            Some(straight!(stamped!(task, admitted)))
         }
     }
 
@@ -280,7 +275,7 @@ impl<F: Flavor> Engine<F> {
         &self,
         handle: &H,
         me: &NodeOf<F>,
-    ) -> Option<Taken<F::Task>> {
+    ) -> Option<TakenOf<F>> {
         loop {
             if self.is_paused() {
                 // Nothing to take: park (`park` decides on the word's flag).
@@ -288,14 +283,14 @@ impl<F: Flavor> Engine<F> {
                 let mut spin = Spin::new(&self.clock, LOOK_FOR);
                 loop {
                     if let Some(task) = self.take_as_looker(handle) {
-                        return Some(task.looked());
+                        return Some(looked!(task));
                     }
                     if self.is_paused() || !spin.wait() {
                         break;
                     }
                 }
             } else if let Some(task) = self.take_as_looker(handle) {
-                return Some(task.looked());
+                return Some(looked!(task));
             }
             match self.park(handle, me) {
                 Park::Look => continue,
@@ -310,8 +305,8 @@ impl<F: Flavor> Engine<F> {
     /// whole burst; if we were the last one and tasks still wait, they get a
     /// taker now (woken, started, or left to a busy worker: `ensure_taker`).
     #[inline]
-    fn take_as_looker<H: EngineRef<Self>>(&self, handle: &H) -> Option<Taken<F::Task>> {
-        let task = Taken::straight(self.lane.pop()?);
+    fn take_as_looker<H: EngineRef<Self>>(&self, handle: &H) -> Option<TakenOf<F>> {
+        let task = straight!(self.lane.pop()?);
         let (_, new) = self.ctl.apply(|w| w.sub_lookers(1).add_busy(1));
         // (The fence: our half of the handshake with a submitter that pushed
         // and then, reading the word fenced, counted on us.)
