@@ -53,6 +53,7 @@
 //! | [`Scope`], [`ScopedJoinHandle`], [`scope`] | tasks that borrow from the caller's stack (`std`) |
 //! | [`TaskGroup`], [`TaskId`], [`CancelToken`], [`GroupError`], [`group`] | task groups: joined as they complete, cancelled together (`std`) |
 //! | [`Stats`] | a lock-free snapshot of a pool's counters |
+//! | `Timings`, `Histogram`, `Sampling`, `metrics` | how long tasks wait and run (features `timings`, `metrics`) |
 //! | [`Builder`], [`Options`] | every option, validated into [`BuildError`] |
 //! | [`SubmitError`], [`Task`], [`ReleaseError`] | rejected tasks come back inside the error |
 //! | [`WorkerStack`], [`WorkerRing`], [`WorkerRingBuf`], [`IdleQueue`] | the idle-worker policy (LIFO, FIFO, fixed, chosen at build) |
@@ -108,6 +109,8 @@
 //! | `alloc` | via `std` | [`Pool`], [`PoolWithFunc`], [`MultiPool`], [`WorkerStack`], [`WorkerRingBuf`], [`IdleQueue`] |
 //! | (none) | | [`StaticPoolWithFunc`] + [`WorkerRing`] + a platform from [`port`]: no heap |
 //! | `tracing` | no | a `worker` span per worker and events (start, stop, expiry, rejections, panics) through `tracing`, target `antpool`; also without `std` |
+//! | `timings` | no | `Sampling`, and `timings()` on every pool: `Timings` of submit waits, queue waits and run times, on the pool's own clock; also without `std` |
+//! | `metrics` | no | `timings` + `std` + `metrics::MetricsReporter`: the timings and [`Stats`] pulled into the `metrics` facade |
 //! | `critical-section` | no | atomics through `critical-section` on targets without CAS (thumbv6m) |
 //!
 //! Without `std` (a [`StaticPoolWithFunc`] on a port): `invoke`,

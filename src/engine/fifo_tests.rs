@@ -4,6 +4,7 @@
 //! Their loom models are in their own files.
 
 mod ring {
+    use super::super::plain::Plain;
     use super::super::ring::*;
 
     #[test]
@@ -114,6 +115,7 @@ mod ring {
 
 mod list {
     use super::super::list::*;
+    use super::super::plain::Plain;
 
     #[test]
     fn fifo_across_blocks_len_and_close() {

@@ -542,19 +542,6 @@ impl<T> List<T> {
         self.tail.index.fetch_or(MARK, Ordering::SeqCst);
     }
 
-    /// For the tests: a push that carries no stamp, in either build.
-    #[cfg(test)]
-    pub(super) fn push_plain(&self, value: T) -> Result<(), T> {
-        super::stamp::with_stamp!(self, push(value) ; &|_| Stamp::NONE)
-    }
-
-    /// For the tests: a pop that drops the stamp, in either build.
-    #[cfg(test)]
-    #[allow(clippy::map_identity)] // (without the feature the stamp is not there)
-    pub(super) fn pop_plain(&self) -> Option<T> {
-        self.pop().map(|stamped!(value, _)| value)
-    }
-
     /// How many blocks the list keeps as spares (for the tests).
     #[cfg(test)]
     pub(super) fn spares(&self) -> usize {

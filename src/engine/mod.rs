@@ -51,6 +51,8 @@ mod list;
 mod list_loom;
 mod node;
 mod padded;
+#[cfg(test)]
+mod plain;
 mod quiet;
 #[cfg(feature = "timings")]
 mod recorder;

@@ -413,19 +413,6 @@ impl<T, S: Slots<T>> Ring<T, S> {
     }
 }
 
-/// For the tests: a push and a pop that carry no stamp, in either build.
-#[cfg(test)]
-impl<T, S: Slots<T>> Ring<T, S> {
-    pub(crate) fn push_plain(&self, value: T) -> Result<(), T> {
-        with_stamp!(self, push(value) ; &|_| Stamp::NONE)
-    }
-
-    #[allow(clippy::map_identity)] // (without the feature the stamp is not there)
-    pub(crate) fn pop_plain(&self) -> Option<T> {
-        self.pop().map(|stamped!(value, _)| value)
-    }
-}
-
 impl<T, S: Slots<T>> Drop for Ring<T, S> {
     fn drop(&mut self) {
         // Drop the values still in the ring (only tasks no worker was ever
@@ -460,6 +447,7 @@ pub(super) fn loom_model(f: impl Fn() + Sync + Send + 'static) {
 #[cfg(all(test, antpool_loom))]
 mod loom_tests {
     use super::*;
+    use crate::engine::plain::Plain;
     use loom::sync::Arc;
 
     use super::loom_model as model;
@@ -540,6 +528,30 @@ mod loom_tests {
             );
             assert_eq!(ring.pop_plain(), pushed.ok().map(|()| 5));
             assert_eq!(ring.push_plain(6), Err(6));
+        });
+    }
+
+    /// Feature `timings`: a value's stamp travels with it, under the slot's
+    /// protocol (loom checks the stamp's cell for races as it does the
+    /// value's), at the position its pusher claimed.
+    #[cfg(feature = "timings")]
+    #[test]
+    fn a_stamp_travels_with_its_value() {
+        use super::super::stamp::Stamp;
+        use crate::clock::Instant;
+        let at = |position: usize| Stamp::at(Instant::from_nanos(position as u64 * 100 + 7));
+        model(move || {
+            let ring: Arc<Ring<u32, [Slot<u32>; 1]>> = Arc::new(Ring::new([Slot::new()], 1));
+            ring.push(1, &at).unwrap();
+            let r = ring.clone();
+            let popper = loom::thread::spawn(move || r.pop());
+            // Position 1: the next lap of the only slot, once emptied.
+            let second = ring.push(2, &at);
+            assert_eq!(popper.join().unwrap(), Some((1, at(0))));
+            match second {
+                Ok(()) => assert_eq!(ring.pop(), Some((2, at(1)))),
+                Err(v) => assert_eq!(v, 2),
+            }
         });
     }
 
