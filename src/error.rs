@@ -295,8 +295,7 @@ pub enum BuildError {
     /// refused a thread); the workers that did start were released.
     SpawnFailed,
     /// `timings(Sampling::OneIn(n))` with an `n` that is not a power of two
-    /// (0 included): see [`Sampling`](crate::Sampling). Only with the
-    /// `timings` feature.
+    /// (0 included): see `Sampling`. Only with the `timings` feature.
     InvalidSampling,
 }
 

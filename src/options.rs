@@ -49,8 +49,8 @@ enum Capacity {
 /// | `max_blocking_tasks(n)` | 0 (no limit) | at most `n` submitters block at once; more are rejected |
 /// | `max_queued_tasks(n)` / `unbounded_queue()` | off | queue mode: a saturated pool queues up to `n` tasks (or any number) before blocking or rejecting |
 /// | `min_idle(n)` | 0 | `n` warm workers: started at build, and expiry never leaves fewer than `n` idle |
-/// | `timings(s)` (feature `timings`) | `Sampling::Off` | which tasks are timed for the pool's [`Timings`](crate::Timings) |
-/// | `metrics_label(l)` (feature `metrics`) | none | the `pool` label of the metrics [`MetricsReporter`](crate::metrics::MetricsReporter) emits |
+/// | `timings(s)` (feature `timings`) | `Sampling::Off` | which tasks are timed for the pool's `Timings` |
+/// | `metrics_label(l)` (feature `metrics`) | none | the `pool` label of the metrics a `metrics::MetricsReporter` emits |
 ///
 /// Validation, in this order: an expiry of zero is [`BuildError::InvalidExpiry`]
 /// (whatever the capacity); no capacity chosen is [`BuildError::MissingCapacity`];

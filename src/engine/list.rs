@@ -312,12 +312,15 @@ impl<T> List<T> {
 
     /// Appends `value`, or hands it back if the list is closed. Feature
     /// `timings`: with the stamp `stamp_at` gives for the position of the
-    /// slot it claimed (called once, after the claim).
+    /// slot it is about to claim and the stamp of its last try, asked before
+    /// each try (as `Ring::push` does).
     pub(crate) fn push(
         &self,
         value: T,
-        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize) -> Stamp,
+        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize, Stamp) -> Stamp,
     ) -> Result<(), T> {
+        #[cfg(feature = "timings")]
+        let mut at = Stamp::NONE;
         let mut backoff = Backoff::new();
         let mut tail = self.tail.index.load(Ordering::Acquire);
         let mut block = self.tail.block.load(Ordering::Acquire);
@@ -361,6 +364,10 @@ impl<T> List<T> {
                 }
             }
             let new_tail = tail.wrapping_add(1 << SHIFT);
+            #[cfg(feature = "timings")]
+            {
+                at = stamp_at(Self::seq(tail >> SHIFT), at);
+            }
             match self.tail.index.compare_exchange_weak(
                 tail,
                 new_tail,
@@ -384,8 +391,6 @@ impl<T> List<T> {
                         // read yet, and a block is freed only after that.
                         unsafe { (*block).next.store(next, Ordering::Release) };
                     }
-                    #[cfg(feature = "timings")]
-                    let at = stamp_at(Self::seq(tail >> SHIFT));
                     // SAFETY: as above, `block` is live until our slot is read;
                     // winning the swap made us the slot's only writer, and its
                     // reader waits for `WRITE` before it reads.

@@ -13,7 +13,7 @@ macro_rules! plain {
     ([$($generics:tt)*] $fifo:ty) => {
         impl<$($generics)*> Plain<T> for $fifo {
             fn push_plain(&self, value: T) -> Result<(), T> {
-                with_stamp!(self, push(value) ; &|_| super::stamp::Stamp::NONE)
+                with_stamp!(self, push(value) ; &|_, _| super::stamp::Stamp::NONE)
             }
 
             #[allow(clippy::map_identity)] // (without the feature there is no stamp)

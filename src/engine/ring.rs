@@ -172,15 +172,14 @@ impl<T, S: Slots<T>> Ring<T, S> {
 
     /// Claims the slot at `tail`, which its stamp says is free for this lap,
     /// by one swap on `tail`, and publishes `value` in it (feature `timings`:
-    /// with what `stamp_at` gives for the slot's position, read after the
-    /// claim). If another pusher moved `tail` first (or the weak swap failed),
-    /// hands `value` back with the `tail` it saw.
+    /// with its admission time `at`). If another pusher moved `tail` first
+    /// (or the weak swap failed), hands `value` back with the `tail` it saw.
     #[inline]
     fn claim_and_write(
         &self,
         tail: usize,
         value: T,
-        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize) -> Stamp,
+        #[cfg(feature = "timings")] at: Stamp,
     ) -> Result<(), (T, usize)> {
         match self.tail.compare_exchange_weak(
             tail,
@@ -190,8 +189,6 @@ impl<T, S: Slots<T>> Ring<T, S> {
         ) {
             Ok(_) => {
                 let (slot, index) = self.slot(tail);
-                #[cfg(feature = "timings")]
-                let at = stamp_at(self.seq(tail));
                 // SAFETY: winning the swap on `tail` made this thread the
                 // slot's only writer for this lap, and its reader waits for
                 // the stamp below before it reads.
@@ -208,14 +205,18 @@ impl<T, S: Slots<T>> Ring<T, S> {
 
     /// Appends `value`, or hands it back if every slot is full or the ring is
     /// closed ([`is_closed`](Self::is_closed) tells which). Feature `timings`:
-    /// with the stamp `stamp_at` gives for the position of the slot it
-    /// claimed (called once, after the claim).
+    /// with the stamp `stamp_at` gives for the position of the slot it is
+    /// about to claim and the stamp of its last try (see `Engine::lane_stamp`),
+    /// asked before each try: a clock read between the claim and the publish
+    /// would keep poppers from the slot (they see it empty) that much longer.
     pub(crate) fn push(
         &self,
         mut value: T,
-        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize) -> Stamp,
+        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize, Stamp) -> Stamp,
     ) -> Result<(), T> {
         let mut tail = self.tail.load(Ordering::Relaxed);
+        #[cfg(feature = "timings")]
+        let mut at = Stamp::NONE;
         loop {
             if tail & self.mark != 0 {
                 return Err(value);
@@ -224,7 +225,11 @@ impl<T, S: Slots<T>> Ring<T, S> {
             let stamp = slot.stamp(index);
             if stamp == tail {
                 // The slot is free for this lap: claim it.
-                match with_stamp!(self, claim_and_write(tail, value) ; stamp_at) {
+                #[cfg(feature = "timings")]
+                {
+                    at = stamp_at(self.seq(tail), at);
+                }
+                match with_stamp!(self, claim_and_write(tail, value) ; at) {
                     Ok(()) => return Ok(()),
                     Err((back, now)) => {
                         (value, tail) = (back, now);
@@ -264,7 +269,7 @@ impl<T, S: Slots<T>> Ring<T, S> {
             }
             let (slot, index) = self.slot(tail);
             if slot.stamp(index) == tail {
-                match with_stamp!(self, claim_and_write(tail, value) ; &|_| Stamp::NONE) {
+                match with_stamp!(self, claim_and_write(tail, value) ; Stamp::NONE) {
                     Ok(()) => return Ok(()),
                     Err((back, now)) => (value, tail) = (back, now),
                 }
@@ -539,7 +544,7 @@ mod loom_tests {
     fn a_stamp_travels_with_its_value() {
         use super::super::stamp::Stamp;
         use crate::clock::Instant;
-        let at = |position: usize| Stamp::at(Instant::from_nanos(position as u64 * 100 + 7));
+        let at = |position: usize, _| Stamp::at(Instant::from_nanos(position as u64 * 100 + 7));
         model(move || {
             let ring: Arc<Ring<u32, [Slot<u32>; 1]>> = Arc::new(Ring::new([Slot::new()], 1));
             ring.push(1, &at).unwrap();
@@ -547,9 +552,9 @@ mod loom_tests {
             let popper = loom::thread::spawn(move || r.pop());
             // Position 1: the next lap of the only slot, once emptied.
             let second = ring.push(2, &at);
-            assert_eq!(popper.join().unwrap(), Some((1, at(0))));
+            assert_eq!(popper.join().unwrap(), Some((1, at(0, Stamp::NONE))));
             match second {
-                Ok(()) => assert_eq!(ring.pop(), Some((2, at(1)))),
+                Ok(()) => assert_eq!(ring.pop(), Some((2, at(1, Stamp::NONE)))),
                 Err(v) => assert_eq!(v, 2),
             }
         });

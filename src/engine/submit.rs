@@ -192,7 +192,8 @@ impl<F: Flavor> Engine<F> {
         }
         let mut task = task;
         loop {
-            match with_stamp!(self.lane, push(task) ; &|position| self.lane_stamp(position)) {
+            match with_stamp!(self.lane, push(task) ; &|position, last| self.lane_stamp(position, last))
+            {
                 Ok(()) => {
                     self.ensure_taker(handle);
                     return Attempt::Done(Ok(()));

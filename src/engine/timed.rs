@@ -33,12 +33,18 @@ use super::watch::SAMPLE_EVERY;
 use super::{Engine, EngineRef, Execute, Flavor, NodeOf, Outcome};
 
 impl<F: Flavor> Engine<F> {
-    /// The stamp of a task pushed into the lane at `position`: the time now if
-    /// the position is sampled.
+    /// The stamp of a task about to be pushed into the lane at `position`
+    /// (`last`: its stamp for the try before, if that one lost its slot to
+    /// another pusher): the time now if the position is sampled — read before
+    /// the claim, once per push unless a retry lands on a sampled position
+    /// for the first time.
     #[inline(always)]
-    pub(super) fn lane_stamp(&self, position: usize) -> Stamp {
+    pub(super) fn lane_stamp(&self, position: usize, last: Stamp) -> Stamp {
         match self.config.sample {
-            Some(mask) if position & mask == 0 => Stamp::at(self.clock.now()),
+            Some(mask) if position & mask == 0 => match last {
+                Stamp::NONE => Stamp::at(self.clock.now()),
+                read => read,
+            },
             _ => Stamp::NONE,
         }
     }

@@ -55,7 +55,7 @@ impl<T> Spill<T> {
     fn push(
         &self,
         value: T,
-        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize) -> Stamp,
+        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize, Stamp) -> Stamp,
     ) -> Result<(), T> {
         let mut list = self.0.lock().unwrap();
         if list.1 {
@@ -63,8 +63,10 @@ impl<T> Spill<T> {
         }
         let position = list.0.len();
         let _ = position;
-        list.0
-            .push_back(super::stamp::stamped!(value, stamp_at(position)));
+        list.0.push_back(super::stamp::stamped!(
+            value,
+            stamp_at(position, Stamp::NONE)
+        ));
         Ok(())
     }
     fn pop(&self) -> Option<Stamped<T>> {
@@ -133,7 +135,7 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
     pub(crate) fn push(
         &self,
         task: T,
-        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize) -> Stamp,
+        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize, Stamp) -> Stamp,
     ) -> Result<(), T> {
         #[cfg(feature = "alloc")]
         if self.may_spill {

@@ -299,7 +299,7 @@ impl<F: Flavor> Engine<F> {
             }
             // SAFETY: as above; the task is ours to move into the lane.
             let task = unsafe { waiter.as_ref().take_task() };
-            if let Err(task) = with_stamp!(self.lane, push(task) ; &|_| at) {
+            if let Err(task) = with_stamp!(self.lane, push(task) ; &|_, _| at) {
                 // A queue filled up meanwhile: the waiter stays first in line.
                 // SAFETY: the node is still ours; its cell is empty again.
                 unsafe {

@@ -1,6 +1,6 @@
 //! Export to the [`metrics`](https://docs.rs/metrics) facade (feature
-//! `metrics`): a [`MetricsReporter`] pulls a pool's [`Stats`](crate::Stats)
-//! and [`Timings`](crate::Timings) into whatever recorder the program
+//! `metrics`): a [`MetricsReporter`] pulls a pool's [`Stats`]
+//! and [`Timings`] into whatever recorder the program
 //! installed (Prometheus, StatsD, an OpenTelemetry bridge …), when the
 //! program asks — never per task, and from no thread of the pool's.
 //!

@@ -37,13 +37,15 @@ pub(crate) mod private {
     use crate::timings::Timings;
 
     /// How a reporter reads its pool: a snapshot of the counters and the
-    /// timings, and the pool's `metrics_label`.
+    /// timings, and the pool's `metrics_label`. (Not nameable outside.)
+    #[doc(hidden)]
     pub struct Reader {
         pub(crate) read: Box<dyn Fn() -> (Stats, Timings) + Send + Sync>,
         pub(crate) label: Option<&'static str>,
     }
 
-    /// Seals [`MetricsSource`](super::MetricsSource).
+    /// Seals [`MetricsSource`](super::MetricsSource). (Not nameable outside.)
+    #[doc(hidden)]
     pub trait Sealed {
         /// The reader of this pool.
         fn reader(self) -> Reader;
