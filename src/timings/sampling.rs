@@ -9,7 +9,8 @@
 /// ended): tens of nanoseconds with `std`'s clock, the size of a tiny task's
 /// whole cost. So the default times nothing, `OneIn(16)` is the setting for
 /// production (its overhead is within the noise of the `tiny` benchmark), and
-/// `Every` is for tasks of about 10 µs or more, or for tests.
+/// `Every` is for tasks of 100 µs or more (on 10 µs tasks it cost a hand-off
+/// pool ~8 % in `BENCHMARKS.md`, on tiny ones 1.5–1.7×), or for tests.
 ///
 /// | setting | what is timed |
 /// |---|---|
