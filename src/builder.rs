@@ -323,6 +323,39 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
         self
     }
 
+    /// Which tasks the pool times (default [`Sampling::Off`](crate::Sampling::Off));
+    /// see [`Sampling`](crate::Sampling), and `timings()` on the pool. Any
+    /// clock: the pool's own measures. (Feature `timings`.)
+    ///
+    /// ```
+    /// use antpool::{Pool, Sampling};
+    /// let pool = Pool::builder().capacity(2).timings(Sampling::OneIn(16)).build().unwrap();
+    /// pool.submit(|| ()).unwrap();
+    /// pool.wait_idle();
+    /// assert!(pool.timings().run.count <= 1); // the first task: carried by a new worker, timed
+    /// ```
+    #[cfg(feature = "timings")]
+    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
+    pub fn timings(mut self, sampling: crate::timings::Sampling) -> Self {
+        self.options = self.options.timings(sampling);
+        self
+    }
+
+    /// The `pool` label of the metrics a
+    /// [`MetricsReporter`](crate::metrics::MetricsReporter) emits for this
+    /// pool; see [`Options::metrics_label`]. (Feature `metrics`.)
+    ///
+    /// ```
+    /// let pool = antpool::Pool::builder().capacity(2).metrics_label("db").build().unwrap();
+    /// # drop(pool);
+    /// ```
+    #[cfg(feature = "metrics")]
+    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
+    pub fn metrics_label(mut self, pool: &'static str) -> Self {
+        self.options = self.options.metrics_label(pool);
+        self
+    }
+
     /// Replaces all [`Options`] at once.
     ///
     /// ```

@@ -297,6 +297,9 @@ pub enum BuildError {
     /// `reserve_for_high(r)` without `priorities(true)`, on a pool with a
     /// queue or without a capacity, or with `r` not below the capacity.
     InvalidReserve,
+    /// `timings(Sampling::OneIn(n))` with an `n` that is not a power of two
+    /// (0 included): see `Sampling`. Only with the `timings` feature.
+    InvalidSampling,
 }
 
 impl BuildError {
@@ -338,6 +341,9 @@ impl BuildError {
             BuildError::SpawnFailed => "the platform could not start the pool's min_idle workers",
             BuildError::InvalidReserve => {
                 "invalid reserve_for_high: it needs priorities(true), a hand-off pool (no queue) and a reserve below the capacity"
+            }
+            BuildError::InvalidSampling => {
+                "invalid sampling: OneIn(n) takes a power of two (1, 2, 4, ...)"
             }
         }
     }

@@ -48,6 +48,18 @@ macro_rules! lifecycle_methods {
             self.engine.stats()
         }
 
+        #[doc = "A snapshot of the pool's timing histograms (feature `timings`): how long"]
+        #[doc = "blocked submits waited for room, and timed tasks waited to start and ran;"]
+        #[doc = "see [`Timings`](crate::Timings). Lock-free; empty unless the pool was"]
+        #[doc = "built with `timings(..)` other than [`Sampling::Off`](crate::Sampling::Off)."]
+        #[doc = ""]
+        #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n", $submit, ";\n")]
+        #[doc = "pool.wait_idle();\nassert_eq!(pool.timings().run.count, 0); // Sampling::Off\n```"]
+        #[cfg(feature = "timings")]
+        pub fn timings(&self) -> crate::Timings {
+            self.engine.timings()
+        }
+
         #[doc = "Blocks until no task is running, queued or waiting to be handed over;"]
         #[doc = "the pool stays open. Called from one of the pool's own tasks it never"]
         #[doc = "returns (that task is running): use `wait_idle_timeout` there. A task"]

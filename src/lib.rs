@@ -53,6 +53,7 @@
 //! | [`Scope`], [`ScopedJoinHandle`], [`scope`] | tasks that borrow from the caller's stack (`std`) |
 //! | [`TaskGroup`], [`TaskId`], [`CancelToken`], [`GroupError`], [`group`] | task groups: joined as they complete, cancelled together (`std`) |
 //! | [`Stats`] | a lock-free snapshot of a pool's counters |
+//! | `Timings`, `Histogram`, `Sampling`, `metrics` | how long tasks wait and run (features `timings`, `metrics`) |
 //! | [`Builder`], [`Options`] | every option, validated into [`BuildError`] |
 //! | [`SubmitError`], [`Task`], [`ReleaseError`] | rejected tasks come back inside the error |
 //! | [`Release`], [`Released`] | the futures of `release_async` and `wait_released_async`: waiting for the workers to exit |
@@ -136,6 +137,8 @@
 //! | `alloc` | via `std` | [`Pool`], [`PoolWithFunc`], [`MultiPool`], [`WorkerStack`], [`WorkerRingBuf`], [`IdleQueue`] |
 //! | (none) | | [`StaticPoolWithFunc`] + [`WorkerRing`] + a platform from [`port`]: no heap |
 //! | `tracing` | no | a `worker` span per worker and events (start, stop, expiry, rejections, panics) through `tracing`, target `antpool`; also without `std` |
+//! | `timings` | no | `Sampling`, and `timings()` on every pool: `Timings` of submit waits, queue waits and run times, on the pool's own clock; also without `std` |
+//! | `metrics` | no | `timings` + `std` + `metrics::MetricsReporter`: the timings and [`Stats`] pulled into the `metrics` facade |
 //! | `critical-section` | no | atomics through `critical-section` on targets without CAS (thumbv6m) |
 //!
 //! Without `std` (a [`StaticPoolWithFunc`] on a port): `invoke`,
@@ -196,7 +199,12 @@ mod stats;
 mod std;
 #[cfg(feature = "alloc")]
 mod task;
+#[cfg(feature = "timings")]
+mod timings;
 mod trace;
+
+#[cfg(feature = "metrics")]
+pub mod metrics;
 
 #[cfg(feature = "alloc")]
 pub use builder::{Builder, ForFunc, ForPool, PoolBuilder, PoolWithFuncBuilder};
@@ -235,6 +243,8 @@ pub use std::{
 pub use std::{CancelToken, GroupError, GroupSpawnAsync, JoinNext, TaskGroup, TaskId, TimedOut};
 #[cfg(feature = "alloc")]
 pub use task::Task;
+#[cfg(feature = "timings")]
+pub use timings::{Histogram, Sampling, Timings};
 
 /// The README's examples, compiled and run as doc tests so they stay true.
 #[cfg(doctest)]

@@ -52,6 +52,8 @@ enum Capacity {
 /// | `priorities(b)` | `false` | `true`: a queue and a line of blocked submitters per [`Priority`](crate::Priority) |
 /// | `reserve_for_high(r)` | 0 | a hand-off pool with priorities admits `Normal` and `Low` only while fewer than `cap - r` tasks are in flight |
 /// | `starvation_bound(k)` | 0 (strict) | after `k` takes from higher levels while a lower one waits, a worker takes the lower one's oldest |
+/// | `timings(s)` (feature `timings`) | `Sampling::Off` | which tasks are timed for the pool's `Timings` |
+/// | `metrics_label(l)` (feature `metrics`) | none | the `pool` label of the metrics a `metrics::MetricsReporter` emits |
 ///
 /// Validation, in this order: an expiry of zero is [`BuildError::InvalidExpiry`]
 /// (whatever the capacity); no capacity chosen is [`BuildError::MissingCapacity`];
@@ -62,6 +64,8 @@ enum Capacity {
 /// [`BuildError::InvalidMinIdle`]; a `reserve_for_high` without
 /// `priorities(true)`, on a pool with a queue or unbounded, or not below the
 /// capacity is [`BuildError::InvalidReserve`].
+/// [`BuildError::InvalidMinIdle`]; a `Sampling::OneIn(n)` whose `n` is not a
+/// power of two is [`BuildError::InvalidSampling`].
 ///
 /// ```
 /// use antpool::{BuildError, Options};
@@ -85,6 +89,10 @@ pub struct Options {
     priorities: bool,
     reserve_for_high: usize,
     starvation_bound: u32,
+    #[cfg(feature = "timings")]
+    sampling: crate::timings::Sampling,
+    #[cfg(feature = "metrics")]
+    label: Option<&'static str>,
 }
 
 impl Default for Options {
@@ -114,6 +122,10 @@ impl Options {
             priorities: false,
             reserve_for_high: 0,
             starvation_bound: 0,
+            #[cfg(feature = "timings")]
+            sampling: crate::timings::Sampling::Off,
+            #[cfg(feature = "metrics")]
+            label: None,
         }
     }
 
@@ -310,6 +322,43 @@ impl Options {
         self
     }
 
+    /// Which tasks the pool times (default [`Sampling::Off`]: none); see
+    /// [`Sampling`] and [`Timings`](crate::Timings). A `OneIn(n)` whose `n`
+    /// is not a power of two is rejected at validation. (Feature `timings`.)
+    ///
+    /// [`Sampling`]: crate::Sampling
+    /// [`Sampling::Off`]: crate::Sampling::Off
+    ///
+    /// ```
+    /// use antpool::{BuildError, Options, Sampling};
+    /// assert!(Options::new().capacity(2).timings(Sampling::OneIn(16)).validate().is_ok());
+    /// let o = Options::new().capacity(2).timings(Sampling::OneIn(3));
+    /// assert_eq!(o.validate(), Err(BuildError::InvalidSampling));
+    /// ```
+    #[cfg(feature = "timings")]
+    #[must_use = "`Options` are a value: use the one this returns"]
+    pub const fn timings(mut self, sampling: crate::timings::Sampling) -> Self {
+        self.sampling = sampling;
+        self
+    }
+
+    /// The value of the `pool` label on every metric a
+    /// [`MetricsReporter`](crate::metrics::MetricsReporter) emits for this
+    /// pool (default: no `pool` label). A name for the pool's role
+    /// (`"db"`, `"thumbnails"`), fixed: one label value per pool, never per
+    /// task. (Feature `metrics`.)
+    ///
+    /// ```
+    /// use antpool::Options;
+    /// assert!(Options::new().capacity(2).metrics_label("db").validate().is_ok());
+    /// ```
+    #[cfg(feature = "metrics")]
+    #[must_use = "`Options` are a value: use the one this returns"]
+    pub const fn metrics_label(mut self, pool: &'static str) -> Self {
+        self.label = Some(pool);
+        self
+    }
+
     /// Checks the options (see the [type docs](Options) for the rules and order).
     ///
     /// # Errors
@@ -356,6 +405,10 @@ impl Options {
                 return Err(BuildError::InvalidReserve);
             }
         }
+        #[cfg(feature = "timings")]
+        let Ok(sample) = self.sampling.mask() else {
+            return Err(BuildError::InvalidSampling);
+        };
         Ok(Config {
             capacity,
             expiry: self.expiry,
@@ -368,6 +421,10 @@ impl Options {
             priorities: self.priorities,
             reserve_for_high: self.reserve_for_high,
             starvation_bound: self.starvation_bound,
+            #[cfg(feature = "timings")]
+            sample,
+            #[cfg(feature = "metrics")]
+            label: self.label,
         })
     }
 }

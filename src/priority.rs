@@ -71,6 +71,7 @@ impl<P: ?Sized> Clone for Prioritized<'_, P> {
 impl<P: ?Sized> Copy for Prioritized<'_, P> {}
 
 impl<'a, P: ?Sized> Prioritized<'a, P> {
+    #[cfg(feature = "alloc")]
     pub(crate) fn new(pool: &'a P, priority: Priority) -> Self {
         Prioritized { pool, priority }
     }

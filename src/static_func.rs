@@ -83,7 +83,14 @@ where
     S: Spawner,
 {
     /// The engine (for the faces' level methods, `prioritized.rs`).
+    #[cfg(feature = "alloc")]
     pub(crate) fn engine_ref(&self) -> &StaticEngine<A, N, C, S> {
+        &self.engine
+    }
+
+    /// The engine (what a metrics reporter reads).
+    #[cfg(feature = "metrics")]
+    pub(crate) fn engine(&'static self) -> &'static StaticEngine<A, N, C, S> {
         &self.engine
     }
 

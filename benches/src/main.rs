@@ -7,7 +7,12 @@
 //! cargo run --release -p antpool-bench -- all --only medium --medium-us 10,1000
 //! cargo run --release -p antpool-bench -- all --only tokio   # offloading from tokio tasks
 //! cargo run --release -p antpool-bench -- all --baseline-exe /tmp/antpool-base/target/release/antpool-bench
+//! cargo run --release -p antpool-bench --features timings-every -- all --only tiny --baseline-exe …
 //! ```
+//!
+//! The features `timings-one-in-16` and `timings-every` build antpool with its
+//! `timings` and make the antpool rows' pools time their tasks (`sampling.rs`):
+//! against a `--baseline-exe` built without, that measures what timing costs.
 //!
 //! Every (workload, pool, run) is measured in a fresh process (this binary, run
 //! as `antpool-bench measure …`), so peak memory and thread counts belong to that
@@ -37,6 +42,7 @@ mod progress;
 mod ratios;
 mod report;
 mod rounds;
+mod sampling;
 mod tokio_antpool;
 mod tokio_family;
 mod workloads;

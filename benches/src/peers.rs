@@ -351,21 +351,19 @@ impl Peer {
     /// rusty_pool).
     pub fn new(kind: Kind, cap: usize) -> Peer {
         match kind {
-            Kind::Antpool => Peer::Antpool(antpool::Pool::new(cap).expect("valid capacity")),
-            Kind::AntpoolAsync => {
-                Peer::AntpoolAsync(antpool::Pool::new(cap).expect("valid capacity"))
-            }
+            Kind::Antpool => Peer::Antpool(crate::sampling::pool(cap)),
+            Kind::AntpoolAsync => Peer::AntpoolAsync(crate::sampling::pool(cap)),
             Kind::AntpoolQueueAsync => Peer::AntpoolAsync(
-                antpool::Pool::builder()
+                crate::sampling::builder()
                     .capacity(cap)
                     .max_queued_tasks(64)
                     .build()
                     .expect("valid options"),
             ),
-            Kind::AntpoolX2 => Peer::Antpool(antpool::Pool::new(2 * cap).expect("valid capacity")),
-            Kind::AntpoolX4 => Peer::Antpool(antpool::Pool::new(4 * cap).expect("valid capacity")),
+            Kind::AntpoolX2 => Peer::Antpool(crate::sampling::pool(2 * cap)),
+            Kind::AntpoolX4 => Peer::Antpool(crate::sampling::pool(4 * cap)),
             Kind::AntpoolQueue | Kind::AntpoolQueue1024 => Peer::Antpool(
-                antpool::Pool::builder()
+                crate::sampling::builder()
                     .capacity(cap)
                     .max_queued_tasks(match kind {
                         Kind::AntpoolQueue => 64,
@@ -375,7 +373,7 @@ impl Peer {
                     .expect("valid options"),
             ),
             Kind::AntpoolUnbounded => Peer::Antpool(
-                antpool::Pool::builder()
+                crate::sampling::builder()
                     .capacity(cap)
                     .unbounded_queue()
                     .build()

@@ -14,12 +14,12 @@ pub type Pool = antpool::Pool;
 
 /// The hand-off pool: `cap` workers, exactly `cap` tasks admitted at once.
 pub fn hand_off(cap: usize) -> Pool {
-    antpool::Pool::new(cap).expect("valid capacity")
+    crate::sampling::pool(cap)
 }
 
 /// `cap` workers and a queue of `queued` tasks.
 pub fn queue(cap: usize, queued: usize) -> Pool {
-    antpool::Pool::builder()
+    crate::sampling::builder()
         .capacity(cap)
         .max_queued_tasks(queued)
         .build()

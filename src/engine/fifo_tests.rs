@@ -4,24 +4,25 @@
 //! Their loom models are in their own files.
 
 mod ring {
+    use super::super::plain::Plain;
     use super::super::ring::*;
 
     #[test]
     fn fifo_full_and_empty() {
         let ring = Ring::new(boxed_slots::<u32>(3), 3);
-        assert_eq!(ring.pop(), None);
+        assert_eq!(ring.pop_plain(), None);
         assert!(ring.looks_empty());
         for lap in 0..5 {
-            ring.push(lap).unwrap();
-            ring.push(lap + 10).unwrap();
-            ring.push(lap + 20).unwrap();
-            assert_eq!(ring.push(99), Err(99));
-            assert_eq!(ring.pop(), Some(lap));
-            ring.push(lap + 30).unwrap();
-            assert_eq!(ring.pop(), Some(lap + 10));
-            assert_eq!(ring.pop(), Some(lap + 20));
-            assert_eq!(ring.pop(), Some(lap + 30));
-            assert_eq!(ring.pop(), None);
+            ring.push_plain(lap).unwrap();
+            ring.push_plain(lap + 10).unwrap();
+            ring.push_plain(lap + 20).unwrap();
+            assert_eq!(ring.push_plain(99), Err(99));
+            assert_eq!(ring.pop_plain(), Some(lap));
+            ring.push_plain(lap + 30).unwrap();
+            assert_eq!(ring.pop_plain(), Some(lap + 10));
+            assert_eq!(ring.pop_plain(), Some(lap + 20));
+            assert_eq!(ring.pop_plain(), Some(lap + 30));
+            assert_eq!(ring.pop_plain(), None);
         }
     }
 
@@ -31,11 +32,11 @@ mod ring {
         let ring: Ring<Arc<()>, [Slot<Arc<()>>; 4]> = Ring::new([const { Slot::new() }; 4], 4);
         let token = Arc::new(());
         for _ in 0..7 {
-            ring.push(token.clone()).unwrap();
-            drop(ring.pop());
+            ring.push_plain(token.clone()).unwrap();
+            drop(ring.pop_plain());
         }
-        ring.push(token.clone()).unwrap();
-        ring.push(token.clone()).unwrap();
+        ring.push_plain(token.clone()).unwrap();
+        ring.push_plain(token.clone()).unwrap();
         assert_eq!(Arc::strong_count(&token), 3);
         drop(ring);
         assert_eq!(Arc::strong_count(&token), 1);
@@ -47,10 +48,10 @@ mod ring {
         assert_eq!(ring.push_now(1), Ok(()));
         assert_eq!(ring.push_now(2), Ok(()));
         assert_eq!(ring.push_now(3), Err(3));
-        assert_eq!(ring.pop(), Some(1));
+        assert_eq!(ring.pop_plain(), Some(1));
         assert_eq!(ring.push_now(3), Ok(()), "the next lap, once emptied");
         assert_eq!(
-            (ring.pop(), ring.pop(), ring.pop()),
+            (ring.pop_plain(), ring.pop_plain(), ring.pop_plain()),
             (Some(2), Some(3), None)
         );
     }
@@ -59,20 +60,20 @@ mod ring {
     fn a_closed_ring_refuses_pushes_and_still_drains() {
         let ring = Ring::new(boxed_slots::<u32>(3), 3);
         for lap in 0..3 {
-            ring.push(lap).unwrap();
-            ring.push(lap + 10).unwrap();
+            ring.push_plain(lap).unwrap();
+            ring.push_plain(lap + 10).unwrap();
             assert!(!ring.is_closed());
             ring.close();
             assert!(ring.is_closed());
-            assert_eq!(ring.push(99), Err(99), "closed: refused");
+            assert_eq!(ring.push_plain(99), Err(99), "closed: refused");
             assert_eq!(ring.push_now(98), Err(98), "closed: refused at once too");
             assert_eq!(
                 (ring.len(), ring.has_tasks(), ring.looks_empty()),
                 (2, true, false)
             );
-            assert_eq!(ring.pop(), Some(lap));
-            assert_eq!(ring.pop(), Some(lap + 10));
-            assert_eq!(ring.pop(), None);
+            assert_eq!(ring.pop_plain(), Some(lap));
+            assert_eq!(ring.pop_plain(), Some(lap + 10));
+            assert_eq!(ring.pop_plain(), None);
             assert_eq!(
                 (ring.len(), ring.has_tasks(), ring.looks_empty()),
                 (0, false, true)
@@ -81,13 +82,13 @@ mod ring {
             assert!(!ring.is_closed());
             // Laps go on where they were: a full ring still reads full.
             for v in 0..3 {
-                ring.push(v).unwrap();
+                ring.push_plain(v).unwrap();
             }
-            assert_eq!(ring.push(99), Err(99), "full, not closed");
+            assert_eq!(ring.push_plain(99), Err(99), "full, not closed");
             assert!(!ring.is_closed());
             assert_eq!(ring.len(), 3);
             for v in 0..3 {
-                assert_eq!(ring.pop(), Some(v));
+                assert_eq!(ring.pop_plain(), Some(v));
             }
         }
     }
@@ -97,7 +98,7 @@ mod ring {
         use alloc::sync::Arc;
         let ring = Ring::new(boxed_slots::<Arc<()>>(2), 2);
         let token = Arc::new(());
-        ring.push(token.clone()).unwrap();
+        ring.push_plain(token.clone()).unwrap();
         ring.close();
         drop(ring);
         assert_eq!(Arc::strong_count(&token), 1);
@@ -108,34 +109,35 @@ mod ring {
     fn many_threads_each_value_once() {
         let ring = std::sync::Arc::new(Ring::new(boxed_slots::<usize>(8), 8));
         let (push, pop) = (ring.clone(), ring);
-        super::each_value_once(move |v| push.push(v), move || pop.pop());
+        super::each_value_once(move |v| push.push_plain(v), move || pop.pop_plain());
     }
 }
 
 mod list {
     use super::super::list::*;
+    use super::super::plain::Plain;
 
     #[test]
     fn fifo_across_blocks_len_and_close() {
         let list = List::new();
         assert!(list.is_empty());
-        assert_eq!(list.pop(), None);
+        assert_eq!(list.pop_plain(), None);
         for round in 0..3 {
             for v in 0..100 {
-                list.push(v).unwrap();
+                list.push_plain(v).unwrap();
             }
             assert_eq!((list.len(), list.is_empty()), (100, false));
             for v in 0..60 {
-                assert_eq!(list.pop(), Some(v));
+                assert_eq!(list.pop_plain(), Some(v));
             }
             assert_eq!(list.len(), 40);
             list.close();
-            assert_eq!(list.push(7), Err(7), "closed: refused");
+            assert_eq!(list.push_plain(7), Err(7), "closed: refused");
             assert_eq!(list.len(), 40, "closing keeps what is in");
             for v in 60..100 {
-                assert_eq!(list.pop(), Some(v), "round {round}");
+                assert_eq!(list.pop_plain(), Some(v), "round {round}");
             }
-            assert_eq!(list.pop(), None);
+            assert_eq!(list.pop_plain(), None);
             assert!(list.is_empty());
             list.reopen();
         }
@@ -147,24 +149,24 @@ mod list {
         let list = List::new();
         // Two blocks full; the last push into each installed the next.
         for v in 0..2 * cap {
-            list.push(v).unwrap();
+            list.push_plain(v).unwrap();
         }
         assert_eq!(list.spares(), 0);
         for v in 0..cap {
-            assert_eq!(list.pop(), Some(v));
+            assert_eq!(list.pop_plain(), Some(v));
         }
         assert_eq!(list.spares(), 1, "the first block, read out, is kept");
         // Filling the third block installs a fourth: the spare, reset.
         for v in 2 * cap..3 * cap {
-            list.push(v).unwrap();
+            list.push_plain(v).unwrap();
         }
         assert_eq!(list.spares(), 0, "the install took it back");
         for v in cap..3 * cap {
-            assert_eq!(list.pop(), Some(v));
+            assert_eq!(list.pop_plain(), Some(v));
         }
-        assert_eq!(list.pop(), None);
-        list.push(7).unwrap();
-        assert_eq!((list.pop(), list.pop()), (Some(7), None));
+        assert_eq!(list.pop_plain(), None);
+        list.push_plain(7).unwrap();
+        assert_eq!((list.pop_plain(), list.pop_plain()), (Some(7), None));
     }
 
     #[test]
@@ -177,15 +179,15 @@ mod list {
         // the first blocks given up fill the spare cells, the rest are freed
         // (Miri checks that none leaks and none is freed twice).
         for _ in 0..8 * cap {
-            list.push(token.clone()).unwrap();
+            list.push_plain(token.clone()).unwrap();
         }
-        while list.pop().is_some() {}
+        while list.pop_plain().is_some() {}
         let kept = list.spares();
         assert!(kept > 0 && kept < 8, "kept {kept}");
         assert_eq!(Arc::strong_count(&token), 1, "every value dropped once");
         // The installs take them back, one each.
         for _ in 0..2 * cap {
-            list.push(token.clone()).unwrap();
+            list.push_plain(token.clone()).unwrap();
         }
         assert_eq!(list.spares(), kept - 2);
         drop(list);
@@ -198,10 +200,10 @@ mod list {
         let token = Arc::new(());
         let list = List::new();
         for _ in 0..(3 * LAP + 5) {
-            list.push(token.clone()).unwrap();
+            list.push_plain(token.clone()).unwrap();
         }
         for _ in 0..LAP {
-            drop(list.pop());
+            drop(list.pop_plain());
         }
         list.close();
         assert_eq!(Arc::strong_count(&token), 2 * LAP + 6);
@@ -214,9 +216,9 @@ mod list {
     fn many_threads_each_value_once_until_closed() {
         let list = std::sync::Arc::new(List::new());
         let (push, pop) = (list.clone(), list.clone());
-        super::each_value_once(move |v| push.push(v), move || pop.pop());
+        super::each_value_once(move |v| push.push_plain(v), move || pop.pop_plain());
         list.close();
-        assert_eq!(list.push(0), Err(0));
+        assert_eq!(list.push_plain(0), Err(0));
     }
 }
 

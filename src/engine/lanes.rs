@@ -19,6 +19,9 @@ use alloc::boxed::Box;
 use super::ring::Slots;
 #[cfg(feature = "alloc")]
 use super::ring::{Slot, boxed_slots};
+#[cfg(feature = "timings")]
+use super::stamp::Stamp;
+use super::stamp::{Stamped, with_stamp};
 use super::transport::{Growth, Transport};
 use crate::priority::Priority;
 use crate::sync::{Ordering, fence};
@@ -62,21 +65,28 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
 
     /// Adds a task at `level` (the `Normal` lane without levels); hands it
     /// back when that bounded lane is full, or the lanes are closed
-    /// ([`is_closed`](Self::is_closed) tells which).
+    /// ([`is_closed`](Self::is_closed) tells which). Feature `timings`: with
+    /// the stamp `stamp_at` gives for the position it takes in its lane (see
+    /// [`Transport::push`]).
     // Inlined into the hot paths: a task passed by value through a call is
     // copied through memory (engine README, cost model).
     #[inline(always)]
-    pub(crate) fn push(&self, task: T, level: Priority) -> Result<(), T> {
+    pub(crate) fn push(
+        &self,
+        task: T,
+        level: Priority,
+        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize, Stamp) -> Stamp,
+    ) -> Result<(), T> {
         #[cfg(feature = "alloc")]
         if let Some(extra) = &self.extra {
             match level {
-                Priority::High => return extra.high.push(task),
-                Priority::Low => return extra.low.push(task),
+                Priority::High => return with_stamp!(extra.high, push(task) ; stamp_at),
+                Priority::Low => return with_stamp!(extra.low, push(task) ; stamp_at),
                 Priority::Normal => {}
             }
         }
         let _ = level;
-        self.normal.push(task)
+        with_stamp!(self.normal, push(task) ; stamp_at)
     }
 
     /// An interrupt's push (see [`Transport::push_now`]): always `Normal`.
@@ -89,7 +99,7 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
     // Inlined into the hot paths: a task passed by value through a call is
     // copied through memory (engine README, cost model).
     #[inline(always)]
-    pub(crate) fn pop(&self) -> Option<T> {
+    pub(crate) fn pop(&self) -> Option<Stamped<T>> {
         #[cfg(feature = "alloc")]
         if let Some(extra) = &self.extra {
             return extra
@@ -108,7 +118,7 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
     // Inlined into the hot paths: a task passed by value through a call is
     // copied through memory (engine README, cost model).
     #[inline(always)]
-    pub(crate) fn pop_fair(&self, bound: u32, streak: &mut u32) -> Option<T> {
+    pub(crate) fn pop_fair(&self, bound: u32, streak: &mut u32) -> Option<Stamped<T>> {
         #[cfg(feature = "alloc")]
         if let Some(extra) = &self.extra {
             if bound > 0 {
@@ -120,7 +130,7 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
     }
 
     #[cfg(feature = "alloc")]
-    fn pop_bounded(&self, extra: &Extra<T>, bound: u32, streak: &mut u32) -> Option<T> {
+    fn pop_bounded(&self, extra: &Extra<T>, bound: u32, streak: &mut u32) -> Option<Stamped<T>> {
         let lanes: [&dyn Lane<T>; 3] = [&extra.high, &self.normal, &extra.low];
         // The level a strict pop would take from, and whether one below it
         // waits (looks: a stale answer only moves one take).
@@ -247,7 +257,7 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
 #[cfg(feature = "alloc")]
 trait Lane<T> {
     fn looks_empty(&self) -> bool;
-    fn pop_one(&self) -> Option<T>;
+    fn pop_one(&self) -> Option<Stamped<T>>;
 }
 
 #[cfg(feature = "alloc")]
@@ -257,7 +267,7 @@ impl<T: Send + 'static, S: Slots<T>> Lane<T> for Transport<T, S> {
         Transport::looks_empty(self)
     }
     #[inline]
-    fn pop_one(&self) -> Option<T> {
+    fn pop_one(&self) -> Option<Stamped<T>> {
         Transport::pop(self)
     }
 }

@@ -16,17 +16,17 @@ use core::ptr::NonNull;
 
 use crate::sync::{AtomicU8, Ordering};
 
+use super::stamp::Stamped;
 use super::{AbortOnUnwind, Engine, EngineRef, Flavor, SignalOf, worker};
 use crate::spawner::{Job, JobHeader, JobVTable, Signal, Spawner};
+
+/// A new worker's first task (with its stamp, feature `timings`).
+type First<F> = Option<Stamped<<F as Flavor>::Task>>;
 
 /// Starts a worker through `spawner`, carrying `task` as its first (or none: it
 /// takes a queued task's place); `Err(task)` if none started. The caller holds
 /// a reservation for it in the control word and undoes it on `Err`.
-pub(super) fn spawn<H, F>(
-    handle: &H,
-    spawner: &F::Spawner,
-    task: Option<F::Task>,
-) -> Result<(), Option<F::Task>>
+pub(super) fn spawn<H, F>(handle: &H, spawner: &F::Spawner, task: First<F>) -> Result<(), First<F>>
 where
     H: EngineRef<Engine<F>>,
     F: Flavor,
@@ -54,7 +54,7 @@ mod boxed {
     use core::marker::PhantomData;
     use core::ptr::NonNull;
 
-    use super::check_returned;
+    use super::{First, check_returned};
     use crate::engine::{Engine, EngineRef, Flavor, worker};
     use crate::spawner::{Job, JobHeader, JobVTable, Spawner};
 
@@ -82,9 +82,9 @@ mod boxed {
         /// # Safety
         ///
         /// `header` heads a `Record<H, T>` made by `spawn` below, consumed once.
-        unsafe fn take(header: NonNull<JobHeader>) -> Record<H, Option<F::Task>> {
+        unsafe fn take(header: NonNull<JobHeader>) -> Record<H, First<F>> {
             // SAFETY: per the contract, the record was boxed by `spawn` and is ours.
-            *unsafe { Box::from_raw(header.cast::<Record<H, Option<F::Task>>>().as_ptr()) }
+            *unsafe { Box::from_raw(header.cast::<Record<H, First<F>>>().as_ptr()) }
         }
 
         unsafe fn run(header: NonNull<JobHeader>) {
@@ -110,8 +110,8 @@ mod boxed {
     pub(in crate::engine) fn spawn<H, F>(
         handle: &H,
         spawner: &F::Spawner,
-        task: Option<F::Task>,
-    ) -> Result<(), Option<F::Task>>
+        task: First<F>,
+    ) -> Result<(), First<F>>
     where
         H: EngineRef<Engine<F>>,
         F: Flavor,
@@ -174,7 +174,7 @@ where
         // whose thread waits (record live) until we finish it below.
         let (handle, task, index) = unsafe {
             let record = header
-                .cast::<Handshake<H, Option<F::Task>, SignalOf<F>>>()
+                .cast::<Handshake<H, First<F>, SignalOf<F>>>()
                 .as_ptr();
             let index = (*record).header.index;
             let handle = (*record).handle.clone();
@@ -192,7 +192,7 @@ where
         // SAFETY: as for `run`; the spawning thread takes the task back.
         unsafe {
             let record = header
-                .cast::<Handshake<H, Option<F::Task>, SignalOf<F>>>()
+                .cast::<Handshake<H, First<F>, SignalOf<F>>>()
                 .as_ptr();
             (*record).state.store(ABANDONED, Ordering::Release);
             SignalOf::<F>::notify(core::ptr::addr_of!((*record).signal));
@@ -200,11 +200,7 @@ where
     }
 }
 
-fn handshake<H, F>(
-    handle: &H,
-    spawner: &F::Spawner,
-    task: Option<F::Task>,
-) -> Result<(), Option<F::Task>>
+fn handshake<H, F>(handle: &H, spawner: &F::Spawner, task: First<F>) -> Result<(), First<F>>
 where
     H: EngineRef<Engine<F>>,
     F: Flavor,

@@ -8,6 +8,7 @@ use core::time::Duration;
 use super::ctl::{CLOSED, adm};
 use super::node::{Chain, Node, state};
 use super::released::Releasers;
+use super::stamp::stamped;
 use super::{AbortOnUnwind, ChainOf, Cold, Engine, EngineRef, Flavor, Guard, ListOf, NodeOf};
 use crate::clock::{Clock, Instant};
 use crate::queue::{IdleWorker, WorkerId, WorkerQueue};
@@ -297,7 +298,7 @@ impl<F: Flavor> Engine<F> {
     /// their admissions back.
     #[cfg(feature = "alloc")]
     fn drain_lane<H: EngineRef<Self>>(&self, handle: &H, drained: &mut alloc::vec::Vec<F::Task>) {
-        while let Some(task) = self.lane.pop() {
+        while let Some(stamped!(task, _)) = self.lane.pop() {
             drained.push(task);
             if self.config.handoff() {
                 // Never to finish: its admission goes now.
@@ -316,7 +317,7 @@ impl<F: Flavor> Engine<F> {
     pub(crate) fn clear_queue<H: EngineRef<Self>>(handle: &H) -> usize {
         let this = handle.engine();
         let mut cleared = 0;
-        while let Some(task) = this.lane.pop() {
+        while let Some(stamped!(task, _)) = this.lane.pop() {
             cleared += 1;
             if this.config.handoff() {
                 // Never to start: its admission goes now.

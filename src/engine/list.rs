@@ -35,6 +35,9 @@ use core::ptr;
 use crate::sync::{AtomicPtr, AtomicUsize, Backoff, Cell, Ordering, fence};
 
 use super::padded::Padded;
+#[cfg(feature = "timings")]
+use super::stamp::Stamp;
+use super::stamp::{Stamped, stamped};
 
 // A slot's state bits: the value is written; it has been read; the block is
 // being destroyed and the slot's reader must finish that.
@@ -67,10 +70,13 @@ const HAS_NEXT: usize = 1;
 /// Tail: the list is closed.
 const MARK: usize = 1;
 
-/// One slot: a value and its state.
+/// One slot: a value and its state (and, feature `timings`, the value's
+/// admission time: written and read with it, under the same `WRITE` bit).
 struct Slot<T> {
     value: Cell<MaybeUninit<T>>,
     state: AtomicUsize,
+    #[cfg(feature = "timings")]
+    at: Cell<MaybeUninit<Stamp>>,
 }
 
 impl<T> Slot<T> {
@@ -79,6 +85,8 @@ impl<T> Slot<T> {
         Slot {
             value: Cell::new(MaybeUninit::uninit()),
             state: AtomicUsize::new(0),
+            #[cfg(feature = "timings")]
+            at: Cell::new(MaybeUninit::uninit()),
         }
     }
 
@@ -292,8 +300,27 @@ impl<T> List<T> {
         }
     }
 
-    /// Appends `value`, or hands it back if the list is closed.
-    pub(crate) fn push(&self, value: T) -> Result<(), T> {
+    /// The position of index `index` (shifted) in the list's order of slots
+    /// since it was made: what sampling goes by.
+    #[cfg(feature = "timings")]
+    #[inline]
+    fn seq(index: usize) -> usize {
+        (index / LAP)
+            .wrapping_mul(BLOCK_CAP)
+            .wrapping_add(index % LAP)
+    }
+
+    /// Appends `value`, or hands it back if the list is closed. Feature
+    /// `timings`: with the stamp `stamp_at` gives for the position of the
+    /// slot it is about to claim and the stamp of its last try, asked before
+    /// each try (as `Ring::push` does).
+    pub(crate) fn push(
+        &self,
+        value: T,
+        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize, Stamp) -> Stamp,
+    ) -> Result<(), T> {
+        #[cfg(feature = "timings")]
+        let mut at = Stamp::NONE;
         let mut backoff = Backoff::new();
         let mut tail = self.tail.index.load(Ordering::Acquire);
         let mut block = self.tail.block.load(Ordering::Acquire);
@@ -337,6 +364,10 @@ impl<T> List<T> {
                 }
             }
             let new_tail = tail.wrapping_add(1 << SHIFT);
+            #[cfg(feature = "timings")]
+            {
+                at = stamp_at(Self::seq(tail >> SHIFT), at);
+            }
             match self.tail.index.compare_exchange_weak(
                 tail,
                 new_tail,
@@ -366,6 +397,9 @@ impl<T> List<T> {
                     let slot = unsafe { &(*block).slots[offset] };
                     // SAFETY: the slot is ours alone until `WRITE` is set.
                     slot.value.with_mut(|cell| unsafe { (*cell).write(value) });
+                    // SAFETY: as for the value.
+                    #[cfg(feature = "timings")]
+                    slot.at.with_mut(|cell| unsafe { (*cell).write(at) });
                     slot.state.fetch_or(WRITE, Ordering::Release);
                     // Made for an install that another pusher did (`None` if
                     // we installed it).
@@ -381,9 +415,10 @@ impl<T> List<T> {
         }
     }
 
-    /// Takes the oldest value, or `None` if the list is empty. A slot claimed
-    /// by a pusher and not yet written is waited for (as `SegQueue` does).
-    pub(crate) fn pop(&self) -> Option<T> {
+    /// Takes the oldest value (with its stamp, feature `timings`), or `None`
+    /// if the list is empty. A slot claimed by a pusher and not yet written is
+    /// waited for (as `SegQueue` does).
+    pub(crate) fn pop(&self) -> Option<Stamped<T>> {
         let mut backoff = Backoff::new();
         let mut head = self.head.index.load(Ordering::Acquire);
         let mut block = self.head.block.load(Ordering::Acquire);
@@ -444,6 +479,11 @@ impl<T> List<T> {
                     let value = slot
                         .value
                         .with_mut(|cell| unsafe { (*cell).assume_init_read() });
+                    // SAFETY: as for the value (written with it, before `WRITE`).
+                    #[cfg(feature = "timings")]
+                    let at = slot
+                        .at
+                        .with_mut(|cell| unsafe { (*cell).assume_init_read() });
                     if offset + 1 == BLOCK_CAP {
                         // SAFETY: the last slot is read: destruction starts here.
                         unsafe { self.destroy(block, 0) };
@@ -452,7 +492,7 @@ impl<T> List<T> {
                         // read now: we go on from the next one.
                         unsafe { self.destroy(block, offset + 1) };
                     }
-                    return Some(value);
+                    return Some(stamped!(value, at));
                 }
                 Err(now) => {
                     head = now;

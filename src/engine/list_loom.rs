@@ -7,6 +7,7 @@
 use loom::sync::Arc;
 
 use super::list::List;
+use super::plain::Plain;
 use super::ring::loom_model as model;
 
 /// Two pushers and a popper over a block's end: every value out once.
@@ -14,20 +15,20 @@ use super::ring::loom_model as model;
 fn pushers_and_a_popper_across_a_block_end() {
     model(|| {
         let list: Arc<List<u32>> = Arc::new(List::new());
-        list.push(1).unwrap();
-        list.push(2).unwrap();
+        list.push_plain(1).unwrap();
+        list.push_plain(2).unwrap();
         let pushers: [_; 2] = core::array::from_fn(|i| {
             let list = list.clone();
-            loom::thread::spawn(move || list.push(10 + i as u32).unwrap())
+            loom::thread::spawn(move || list.push_plain(10 + i as u32).unwrap())
         });
         let l = list.clone();
-        let popper = loom::thread::spawn(move || (l.pop(), l.pop()));
+        let popper = loom::thread::spawn(move || (l.pop_plain(), l.pop_plain()));
         for p in pushers {
             p.join().unwrap();
         }
         let (a, b) = popper.join().unwrap();
         let mut seen: std::vec::Vec<u32> = [a, b].into_iter().flatten().collect();
-        while let Some(v) = list.pop() {
+        while let Some(v) = list.pop_plain() {
             seen.push(v);
         }
         seen.sort_unstable();
@@ -45,23 +46,23 @@ fn a_block_given_up_is_reused_for_an_install() {
         let list: Arc<List<u32>> = Arc::new(List::new());
         // 1, 2, 3 fill the first block; the third push installs the second.
         for v in 1..=3 {
-            list.push(v).unwrap();
+            list.push_plain(v).unwrap();
         }
         let l = list.clone();
         // Reading 3 gives the first block up.
-        let popper = loom::thread::spawn(move || [l.pop(), l.pop(), l.pop()]);
+        let popper = loom::thread::spawn(move || [l.pop_plain(), l.pop_plain(), l.pop_plain()]);
         let l = list.clone();
         // 6 takes the second block's last slot: it installs a third.
         let pusher = loom::thread::spawn(move || {
             for v in 4..=6 {
-                l.push(v).unwrap();
+                l.push_plain(v).unwrap();
             }
         });
         assert_eq!(popper.join().unwrap(), [Some(1), Some(2), Some(3)]);
         pusher.join().unwrap();
         // Through the third block, which may be the first one again.
-        list.push(7).unwrap();
-        let rest: std::vec::Vec<u32> = core::iter::from_fn(|| list.pop()).collect();
+        list.push_plain(7).unwrap();
+        let rest: std::vec::Vec<u32> = core::iter::from_fn(|| list.pop_plain()).collect();
         assert_eq!(rest, [4, 5, 6, 7]);
     });
 }
@@ -75,17 +76,17 @@ fn a_block_is_reused_only_after_its_last_reader() {
     model(|| {
         let list: Arc<List<u32>> = Arc::new(List::new());
         for v in 1..=3 {
-            list.push(v).unwrap();
+            list.push_plain(v).unwrap();
         }
         let l = list.clone();
-        let slow = loom::thread::spawn(move || l.pop());
+        let slow = loom::thread::spawn(move || l.pop_plain());
         let l = list.clone();
         let other = loom::thread::spawn(move || {
-            let got = [l.pop(), l.pop()];
+            let got = [l.pop_plain(), l.pop_plain()];
             // 6 and 9 install blocks (the first one, if given up by then),
             // and 7 and 10 go into their first slots.
             for v in 4..=10 {
-                l.push(v).unwrap();
+                l.push_plain(v).unwrap();
             }
             got
         });
@@ -93,7 +94,7 @@ fn a_block_is_reused_only_after_its_last_reader() {
         seen.extend(other.join().unwrap().into_iter().flatten());
         seen.sort_unstable();
         assert_eq!(seen, [1, 2, 3]);
-        let rest: std::vec::Vec<u32> = core::iter::from_fn(|| list.pop()).collect();
+        let rest: std::vec::Vec<u32> = core::iter::from_fn(|| list.pop_plain()).collect();
         assert_eq!(rest, [4, 5, 6, 7, 8, 9, 10]);
     });
 }
@@ -106,13 +107,13 @@ fn a_reused_block_is_read_while_it_is_filled() {
     model(|| {
         let list: Arc<List<u32>> = Arc::new(List::new());
         for v in 1..=3 {
-            list.push(v).unwrap();
+            list.push_plain(v).unwrap();
         }
         let l = list.clone();
         let popper = loom::thread::spawn(move || {
             let mut got = std::vec::Vec::new();
             while got.len() < 7 {
-                match l.pop() {
+                match l.pop_plain() {
                     Some(v) => got.push(v),
                     None => loom::thread::yield_now(),
                 }
@@ -124,7 +125,7 @@ fn a_reused_block_is_read_while_it_is_filled() {
         // into its first slot.
         let pusher = loom::thread::spawn(move || {
             for v in 4..=7 {
-                l.push(v).unwrap();
+                l.push_plain(v).unwrap();
             }
         });
         pusher.join().unwrap();
@@ -138,18 +139,18 @@ fn a_reused_block_is_read_while_it_is_filled() {
 fn a_push_racing_close_lands_before_it_or_comes_back() {
     model(|| {
         let list: Arc<List<u32>> = Arc::new(List::new());
-        list.push(1).unwrap();
-        list.push(2).unwrap();
+        list.push_plain(1).unwrap();
+        list.push_plain(2).unwrap();
         let l = list.clone();
         // The third push takes the block's last slot and installs the next.
-        let pusher = loom::thread::spawn(move || l.push(3));
+        let pusher = loom::thread::spawn(move || l.push_plain(3));
         list.close();
         let counted = list.len();
         let pushed = pusher.join().unwrap();
         assert_eq!(counted, 2 + usize::from(pushed.is_ok()));
-        assert_eq!((list.pop(), list.pop()), (Some(1), Some(2)));
-        assert_eq!(list.pop(), pushed.ok().map(|()| 3));
-        assert_eq!(list.push(4), Err(4));
+        assert_eq!((list.pop_plain(), list.pop_plain()), (Some(1), Some(2)));
+        assert_eq!(list.pop_plain(), pushed.ok().map(|()| 3));
+        assert_eq!(list.push_plain(4), Err(4));
         assert!(list.is_empty());
     });
 }

@@ -20,6 +20,8 @@
 //! | `launch.rs` | how a new worker's first task reaches its thread |
 //! | `node.rs` | the parking records of the cold paths |
 //! | `wait_async.rs` | futures that wait for room or idleness without a thread |
+//! | `stamp.rs` | the admission time a task carries (feature `timings`; zero-sized without) |
+//! | `timed.rs`, `recorder.rs` | where the clock is read for the timings, and the histograms' counters |
 //!
 //! The engine never names `std`. The faces — [`Pool`](crate::Pool),
 //! [`PoolWithFunc`](crate::PoolWithFunc), [`StaticPoolWithFunc`](crate::StaticPoolWithFunc)
@@ -51,11 +53,18 @@ mod list;
 mod list_loom;
 mod node;
 mod padded;
+#[cfg(test)]
+mod plain;
 mod quiet;
+#[cfg(feature = "timings")]
+mod recorder;
 mod released;
 mod ring;
 mod spin;
+mod stamp;
 mod submit;
+#[cfg(feature = "timings")]
+mod timed;
 mod transport;
 mod wait_async;
 mod waiters;
@@ -192,6 +201,13 @@ pub(crate) struct Config {
     /// Takes from higher levels in a row after which a waiting lower level
     /// gets one (0: strict).
     pub(crate) starvation_bound: u32,
+    /// Which tasks are timed: `None` none (`Sampling::Off`), else those whose
+    /// lane position `p` has `p & mask == 0` (see `timed.rs`).
+    #[cfg(feature = "timings")]
+    pub(crate) sample: Option<usize>,
+    /// The `pool` label of the facade's metrics (`metrics_label`).
+    #[cfg(feature = "metrics")]
+    pub(crate) label: Option<&'static str>,
 }
 
 impl Config {
@@ -369,6 +385,9 @@ pub(crate) struct Engine<F: Flavor> {
     clock: F::Clock,
     spawner: F::Spawner,
     exec: F::Exec,
+    /// The timing histograms (`timings()`).
+    #[cfg(feature = "timings")]
+    recorder: recorder::Recorder,
 }
 
 /// The lock around an engine's cold state.
@@ -436,6 +455,8 @@ impl<F: Flavor> Engine<F> {
                 clock,
                 spawner,
                 exec,
+                #[cfg(feature = "timings")]
+                recorder: recorder::Recorder::new(),
             }
         }
     }
@@ -491,11 +512,13 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// Tasks waiting at `level` (all of them, without a lane per level).
+    #[cfg(feature = "alloc")]
     pub(crate) fn queued_at(&self, level: crate::priority::Priority) -> usize {
         self.lane.len_at(level)
     }
 
     /// Whether submits wait per level (`priorities(true)`).
+    #[cfg(feature = "alloc")]
     pub(crate) fn has_priorities(&self) -> bool {
         self.config.priorities
     }
@@ -529,6 +552,12 @@ impl<F: Flavor> Engine<F> {
             busy: w.busy(),
             skipped: self.counters.skipped.load(Relaxed),
         }
+    }
+
+    /// The `pool` label of the facade's metrics (`metrics_label`).
+    #[cfg(feature = "metrics")]
+    pub(crate) fn label(&self) -> Option<&'static str> {
+        self.config.label
     }
 
     pub(crate) fn cap(&self) -> Option<usize> {

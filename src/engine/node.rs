@@ -24,6 +24,9 @@ use crate::sync::{AtomicU8, Ordering};
 
 use crate::spawner::Signal;
 
+#[cfg(feature = "timings")]
+use super::stamp::Stamp;
+
 /// Node states. A worker's mailbox moves BUSY → IDLE → (TAKEN → WAKE | RETIRE);
 /// a waiter WAITING → TAKEN → (SERVED | GRANTED | CLOSED); an idle record
 /// WAITING → TAKEN → DONE, a drain record WAITING → TAKEN → (DONE | REOPENED)
@@ -103,6 +106,11 @@ pub(crate) struct Node<T, Sig> {
     /// of that list (the lock holder, or the owner of a detached chain) touches it.
     next: UnsafeCell<Option<NonNull<Node<T, Sig>>>>,
     task: UnsafeCell<MaybeUninit<T>>,
+    /// A waiter's time (feature `timings`): when its submit found the pool
+    /// saturated, and — once granted a worker — when it was admitted. Moves
+    /// with the task, under the same rules.
+    #[cfg(feature = "timings")]
+    stamp: UnsafeCell<Stamp>,
     wake: Wake<Sig>,
     /// A worker's mailbox: its takes in a row from above a waiting lower
     /// level (the starvation bound's count, `lanes.rs`). Only the worker
@@ -118,6 +126,8 @@ impl<T, Sig: Signal> Node<T, Sig> {
                 state: AtomicU8::new(state),
                 next: UnsafeCell::new(None),
                 task: UnsafeCell::new(MaybeUninit::uninit()),
+                #[cfg(feature = "timings")]
+                stamp: UnsafeCell::new(Stamp::NONE),
                 wake: Wake::Thread(signal),
                 streak: Cell::new(0),
             }
@@ -132,6 +142,8 @@ impl<T, Sig: Signal> Node<T, Sig> {
             state: AtomicU8::new(state),
             next: UnsafeCell::new(None),
             task: UnsafeCell::new(MaybeUninit::uninit()),
+            #[cfg(feature = "timings")]
+            stamp: UnsafeCell::new(Stamp::NONE),
             wake: Wake::Task {
                 waker: UnsafeCell::new(None),
                 wake_served,
@@ -146,6 +158,8 @@ impl<T, Sig: Signal> Node<T, Sig> {
             state: AtomicU8::new(state),
             next: UnsafeCell::new(None),
             task: UnsafeCell::new(MaybeUninit::new(task)),
+            #[cfg(feature = "timings")]
+            stamp: UnsafeCell::new(Stamp::NONE),
             wake: Wake::Thread(signal),
             streak: Cell::new(0),
         }
@@ -212,6 +226,29 @@ impl<T, Sig: Signal> Node<T, Sig> {
         // SAFETY: exclusive access, and the cell holds an initialised task, per the
         // caller's contract; the protocol never reads it twice.
         unsafe { (*self.task.get()).assume_init_read() }
+    }
+
+    /// The waiter's stamp (see the field).
+    ///
+    /// # Safety
+    ///
+    /// As for [`take_task`](Self::take_task): the caller has the exclusive
+    /// right to the node's cells.
+    #[cfg(feature = "timings")]
+    pub(crate) unsafe fn stamp(&self) -> Stamp {
+        // SAFETY: exclusive access, per the caller's contract.
+        unsafe { *self.stamp.get() }
+    }
+
+    /// Sets the waiter's stamp.
+    ///
+    /// # Safety
+    ///
+    /// As for [`stamp`](Self::stamp).
+    #[cfg(feature = "timings")]
+    pub(crate) unsafe fn set_stamp(&self, stamp: Stamp) {
+        // SAFETY: exclusive access, per the caller's contract.
+        unsafe { *self.stamp.get() = stamp };
     }
 
     /// Finishes a node this thread unlinked: sets `state` and wakes the owner.

@@ -34,12 +34,19 @@ use core::mem::MaybeUninit;
 use crate::sync::{AtomicUsize, Cell, Ordering, fence, spin_hint};
 
 use super::padded::Padded;
+#[cfg(feature = "timings")]
+use super::stamp::Stamp;
+use super::stamp::{Stamped, stamped, with_stamp};
 
-/// One slot of a ring: a stamp and room for a task.
+/// One slot of a ring: a stamp and room for a task (and, feature `timings`,
+/// the task's admission time: written and read with the value, under the
+/// same stamp protocol).
 pub(crate) struct Slot<T> {
     /// The stamp, minus the slot's index.
     stamp: AtomicUsize,
     value: Cell<MaybeUninit<T>>,
+    #[cfg(feature = "timings")]
+    at: Cell<Stamp>,
 }
 
 // SAFETY: a slot hands its value from one thread to another; the stamp
@@ -57,6 +64,8 @@ impl<T> Slot<T> {
             Slot {
                 stamp: AtomicUsize::new(0),
                 value: Cell::new(MaybeUninit::uninit()),
+                #[cfg(feature = "timings")]
+                at: Cell::new(Stamp::NONE),
             }
         }
     }
@@ -151,12 +160,27 @@ impl<T, S: Slots<T>> Ring<T, S> {
         (&slots[index], index)
     }
 
-    /// Claims the slot at `tail`, which its stamp says is free for this lap,
-    /// by one swap on `tail`, and publishes `value` in it. If another pusher
-    /// moved `tail` first (or the weak swap failed), hands `value` back with
-    /// the `tail` it saw.
+    /// The position of index `at` in the ring's order of slots since it was
+    /// made (laps times slots, plus the slot): what sampling goes by.
+    #[cfg(feature = "timings")]
     #[inline]
-    fn claim_and_write(&self, tail: usize, value: T) -> Result<(), (T, usize)> {
+    fn seq(&self, at: usize) -> usize {
+        (at >> self.one_lap.trailing_zeros())
+            .wrapping_mul(self.cap)
+            .wrapping_add(at & (self.mark - 1))
+    }
+
+    /// Claims the slot at `tail`, which its stamp says is free for this lap,
+    /// by one swap on `tail`, and publishes `value` in it (feature `timings`:
+    /// with its admission time `at`). If another pusher moved `tail` first
+    /// (or the weak swap failed), hands `value` back with the `tail` it saw.
+    #[inline]
+    fn claim_and_write(
+        &self,
+        tail: usize,
+        value: T,
+        #[cfg(feature = "timings")] at: Stamp,
+    ) -> Result<(), (T, usize)> {
         match self.tail.compare_exchange_weak(
             tail,
             self.next(tail),
@@ -169,6 +193,9 @@ impl<T, S: Slots<T>> Ring<T, S> {
                 // slot's only writer for this lap, and its reader waits for
                 // the stamp below before it reads.
                 slot.value.with_mut(|cell| unsafe { (*cell).write(value) });
+                // SAFETY: as for the value.
+                #[cfg(feature = "timings")]
+                slot.at.with_mut(|cell| unsafe { *cell = at });
                 slot.set_stamp(index, tail.wrapping_add(1));
                 Ok(())
             }
@@ -177,9 +204,19 @@ impl<T, S: Slots<T>> Ring<T, S> {
     }
 
     /// Appends `value`, or hands it back if every slot is full or the ring is
-    /// closed ([`is_closed`](Self::is_closed) tells which).
-    pub(crate) fn push(&self, mut value: T) -> Result<(), T> {
+    /// closed ([`is_closed`](Self::is_closed) tells which). Feature `timings`:
+    /// with the stamp `stamp_at` gives for the position of the slot it is
+    /// about to claim and the stamp of its last try (see `Engine::lane_stamp`),
+    /// asked before each try: a clock read between the claim and the publish
+    /// would keep poppers from the slot (they see it empty) that much longer.
+    pub(crate) fn push(
+        &self,
+        mut value: T,
+        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize, Stamp) -> Stamp,
+    ) -> Result<(), T> {
         let mut tail = self.tail.load(Ordering::Relaxed);
+        #[cfg(feature = "timings")]
+        let mut at = Stamp::NONE;
         loop {
             if tail & self.mark != 0 {
                 return Err(value);
@@ -188,7 +225,11 @@ impl<T, S: Slots<T>> Ring<T, S> {
             let stamp = slot.stamp(index);
             if stamp == tail {
                 // The slot is free for this lap: claim it.
-                match self.claim_and_write(tail, value) {
+                #[cfg(feature = "timings")]
+                {
+                    at = stamp_at(self.seq(tail), at);
+                }
+                match with_stamp!(self, claim_and_write(tail, value) ; at) {
                     Ok(()) => return Ok(()),
                     Err((back, now)) => {
                         (value, tail) = (back, now);
@@ -228,7 +269,7 @@ impl<T, S: Slots<T>> Ring<T, S> {
             }
             let (slot, index) = self.slot(tail);
             if slot.stamp(index) == tail {
-                match self.claim_and_write(tail, value) {
+                match with_stamp!(self, claim_and_write(tail, value) ; Stamp::NONE) {
                     Ok(()) => return Ok(()),
                     Err((back, now)) => (value, tail) = (back, now),
                 }
@@ -244,8 +285,9 @@ impl<T, S: Slots<T>> Ring<T, S> {
         }
     }
 
-    /// Takes the oldest value, or `None` if the ring is empty.
-    pub(crate) fn pop(&self) -> Option<T> {
+    /// Takes the oldest value (with its stamp, feature `timings`), or `None`
+    /// if the ring is empty.
+    pub(crate) fn pop(&self) -> Option<Stamped<T>> {
         let mut head = self.head.load(Ordering::Relaxed);
         loop {
             let (slot, index) = self.slot(head);
@@ -266,8 +308,11 @@ impl<T, S: Slots<T>> Ring<T, S> {
                         let value = slot
                             .value
                             .with_mut(|cell| unsafe { (*cell).assume_init_read() });
+                        // SAFETY: as for the value.
+                        #[cfg(feature = "timings")]
+                        let at = slot.at.with_mut(|cell| unsafe { *cell });
                         slot.set_stamp(index, head.wrapping_add(self.one_lap));
-                        return Some(value);
+                        return Some(stamped!(value, at));
                     }
                     Err(now) => {
                         head = now;
@@ -407,6 +452,7 @@ pub(super) fn loom_model(f: impl Fn() + Sync + Send + 'static) {
 #[cfg(all(test, antpool_loom))]
 mod loom_tests {
     use super::*;
+    use crate::engine::plain::Plain;
     use loom::sync::Arc;
 
     use super::loom_model as model;
@@ -418,14 +464,14 @@ mod loom_tests {
                 Arc::new(Ring::new([Slot::new(), Slot::new()], 2));
             let pushers: [_; 2] = core::array::from_fn(|i| {
                 let ring = ring.clone();
-                loom::thread::spawn(move || ring.push(i as u32 + 1).unwrap())
+                loom::thread::spawn(move || ring.push_plain(i as u32 + 1).unwrap())
             });
             for p in pushers {
                 p.join().unwrap();
             }
-            let (a, b) = (ring.pop().unwrap(), ring.pop().unwrap());
+            let (a, b) = (ring.pop_plain().unwrap(), ring.pop_plain().unwrap());
             assert_eq!(a + b, 3);
-            assert_eq!(ring.pop(), None);
+            assert_eq!(ring.pop_plain(), None);
         });
     }
 
@@ -433,18 +479,18 @@ mod loom_tests {
     fn a_slot_is_reused_on_the_next_lap_only_once_emptied() {
         model(|| {
             let ring: Arc<Ring<u32, [Slot<u32>; 1]>> = Arc::new(Ring::new([Slot::new()], 1));
-            ring.push(1).unwrap();
+            ring.push_plain(1).unwrap();
             let r = ring.clone();
-            let popper = loom::thread::spawn(move || r.pop());
+            let popper = loom::thread::spawn(move || r.pop_plain());
             // Full until the popper has emptied the slot; then lap 1 may use it.
-            let early = ring.push(2);
+            let early = ring.push_plain(2);
             let popped = popper.join().unwrap();
             assert_eq!(popped, Some(1));
             if let Err(v) = early {
-                ring.push(v).unwrap();
+                ring.push_plain(v).unwrap();
             }
-            assert_eq!(ring.pop(), Some(2));
-            assert_eq!(ring.pop(), None);
+            assert_eq!(ring.pop_plain(), Some(2));
+            assert_eq!(ring.pop_plain(), None);
         });
     }
 
@@ -454,16 +500,16 @@ mod loom_tests {
     fn push_now_racing_a_popper_loses_and_doubles_nothing() {
         model(|| {
             let ring: Arc<Ring<u32, [Slot<u32>; 1]>> = Arc::new(Ring::new([Slot::new()], 1));
-            ring.push(1).unwrap();
+            ring.push_plain(1).unwrap();
             let r = ring.clone();
-            let popper = loom::thread::spawn(move || r.pop());
+            let popper = loom::thread::spawn(move || r.pop_plain());
             let now = ring.push_now(2);
             assert_eq!(popper.join().unwrap(), Some(1));
             match now {
-                Ok(()) => assert_eq!(ring.pop(), Some(2)),
+                Ok(()) => assert_eq!(ring.pop_plain(), Some(2)),
                 Err(v) => assert_eq!(v, 2),
             }
-            assert_eq!(ring.pop(), None);
+            assert_eq!(ring.pop_plain(), None);
         });
     }
 
@@ -476,7 +522,7 @@ mod loom_tests {
             let ring: Arc<Ring<u32, [Slot<u32>; 2]>> =
                 Arc::new(Ring::new([Slot::new(), Slot::new()], 2));
             let r = ring.clone();
-            let pusher = loom::thread::spawn(move || r.push(5));
+            let pusher = loom::thread::spawn(move || r.push_plain(5));
             ring.close();
             let counted = ring.has_tasks();
             let pushed = pusher.join().unwrap();
@@ -485,8 +531,32 @@ mod loom_tests {
                 counted,
                 "a push that landed is counted, one that failed is not"
             );
-            assert_eq!(ring.pop(), pushed.ok().map(|()| 5));
-            assert_eq!(ring.push(6), Err(6));
+            assert_eq!(ring.pop_plain(), pushed.ok().map(|()| 5));
+            assert_eq!(ring.push_plain(6), Err(6));
+        });
+    }
+
+    /// Feature `timings`: a value's stamp travels with it, under the slot's
+    /// protocol (loom checks the stamp's cell for races as it does the
+    /// value's), at the position its pusher claimed.
+    #[cfg(feature = "timings")]
+    #[test]
+    fn a_stamp_travels_with_its_value() {
+        use super::super::stamp::Stamp;
+        use crate::clock::Instant;
+        let at = |position: usize, _| Stamp::at(Instant::from_nanos(position as u64 * 100 + 7));
+        model(move || {
+            let ring: Arc<Ring<u32, [Slot<u32>; 1]>> = Arc::new(Ring::new([Slot::new()], 1));
+            ring.push(1, &at).unwrap();
+            let r = ring.clone();
+            let popper = loom::thread::spawn(move || r.pop());
+            // Position 1: the next lap of the only slot, once emptied.
+            let second = ring.push(2, &at);
+            assert_eq!(popper.join().unwrap(), Some((1, at(0, Stamp::NONE))));
+            match second {
+                Ok(()) => assert_eq!(ring.pop(), Some((2, at(1, Stamp::NONE)))),
+                Err(v) => assert_eq!(v, 2),
+            }
         });
     }
 
@@ -496,10 +566,10 @@ mod loom_tests {
             let ring: Arc<Ring<u32, [Slot<u32>; 2]>> =
                 Arc::new(Ring::new([Slot::new(), Slot::new()], 2));
             let r = ring.clone();
-            let popper = loom::thread::spawn(move || r.pop());
-            ring.push(7).unwrap();
+            let popper = loom::thread::spawn(move || r.pop_plain());
+            ring.push_plain(7).unwrap();
             let first = popper.join().unwrap();
-            let second = ring.pop();
+            let second = ring.pop_plain();
             assert_eq!(first.or(second), Some(7));
             assert!(first.is_none() || second.is_none());
         });

@@ -23,6 +23,9 @@ use core::ptr::NonNull;
 
 use super::ctl::{CLOSED, PAUSED, WATCH, Word, adm};
 use super::node::{Node, state};
+#[cfg(feature = "timings")]
+use super::stamp::Stamp;
+use super::stamp::{stamped, with_stamp};
 use super::watch::BACKLOG_PER_BUSY;
 use super::{Engine, EngineRef, Flavor, Guard, Mode, NodeOf, launch};
 use crate::clock::{Clock, Instant};
@@ -110,17 +113,33 @@ impl<F: Flavor> Engine<F> {
         // `Within`: the deadline, on the pool's clock, from the first time the
         // pool was found saturated (`None` inside: too far to represent).
         let mut deadline: Option<Option<Instant>> = None;
+        // Feature `timings`: when the pool was first found saturated.
+        #[cfg(feature = "timings")]
+        let mut since = Stamp::NONE;
         loop {
             task = match this.attempt(handle, task, level) {
+                #[cfg(not(feature = "timings"))]
                 Attempt::Done(result) => return result,
+                #[cfg(feature = "timings")]
+                Attempt::Done(result) => {
+                    if result.is_ok() && since != Stamp::NONE {
+                        this.admitted_after_wait(since);
+                    }
+                    return result;
+                }
                 Attempt::Saturated(task) => {
                     if mode == Mode::Try || this.config.nonblocking {
                         return Err(SubmitError::Overload(task));
                     }
+                    #[cfg(feature = "timings")]
+                    if since == Stamp::NONE {
+                        since = this.stamp_now();
+                    }
                     if let Mode::Within(timeout) = mode {
                         deadline.get_or_insert_with(|| this.clock.now().checked_add(timeout));
                     }
-                    match this.wait_for_room(handle, task, deadline.flatten(), level) {
+                    match with_stamp!(this, wait_for_room(handle, task, deadline.flatten(), level) ; since)
+                    {
                         Attempt::Done(result) => return result,
                         Attempt::Saturated(task) => task, // room appeared: go round
                     }
@@ -201,11 +220,12 @@ impl<F: Flavor> Engine<F> {
             .update(|w| self.spawn_for(w).then(|| w.add_threads(1).add_busy(1)))
             .is_ok()
         {
-            return Attempt::Done(self.start_with(handle, task));
+            return Attempt::Done(with_stamp!(self, start_with(handle, task) ; self.stamp_now()));
         }
         let mut task = task;
         loop {
-            match self.lane.push(task, level) {
+            match with_stamp!(self.lane, push(task, level) ; &|position, last| self.lane_stamp(position, last))
+            {
                 Ok(()) => {
                     self.ensure_taker(handle);
                     return Attempt::Done(Ok(()));
@@ -395,26 +415,28 @@ impl<F: Flavor> Engine<F> {
         node
     }
 
-    /// Starts a worker carrying `task`; the word already counts it (`T+1,
-    /// K+1`). If no thread can be started, gives the reservation and the
-    /// admission back and the task to the caller.
+    /// Starts a worker carrying `task` (admitted at `stamp`, feature
+    /// `timings`); the word already counts it (`T+1, K+1`). If no thread can
+    /// be started, gives the reservation and the admission back and the task
+    /// to the caller.
     pub(super) fn start_with<H: EngineRef<Self>>(
         &self,
         handle: &H,
         task: F::Task,
+        #[cfg(feature = "timings")] stamp: Stamp,
     ) -> Result<(), SubmitError<F::Task>> {
         // Asked here, on the cold path, and cached: the platform's answer can
         // cost file reads and allocations (std reads the cgroup quota).
         self.parallelism();
         self.counters.live.fetch_add(1, Relaxed);
-        match launch::spawn(handle, &self.spawner, Some(task)) {
+        match launch::spawn(handle, &self.spawner, Some(stamped!(task, stamp))) {
             Ok(()) => {
                 self.counters.spawned.fetch_add(1, Relaxed);
                 Ok(())
             }
             Err(task) => {
                 self.unreserve(handle, true);
-                let Some(task) = task else {
+                let Some(stamped!(task, _)) = task else {
                     unreachable!("antpool: a failed spawn hands back the task it was given");
                 };
                 Err(SubmitError::SpawnFailed(task))

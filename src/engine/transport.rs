@@ -22,8 +22,12 @@
 //! count of submitters on their way (`engine/README.md`, handshake 2).
 
 use super::ring::{Ring, Slots};
+#[cfg(feature = "timings")]
+use super::stamp::Stamp;
+use super::stamp::{Stamped, with_stamp};
 #[cfg(feature = "alloc")]
 use crate::sync::AtomicBool;
+#[cfg(feature = "alloc")]
 use crate::sync::Ordering;
 
 /// The largest ring the heap faces allocate for a spilling lane (one slot per
@@ -39,7 +43,7 @@ type Spill<T> = super::list::List<T>;
 /// `list.rs`): a queue and a closed flag under a loom mutex, so the engine's
 /// models do not spend their interleavings inside the list.
 #[cfg(all(feature = "alloc", antpool_loom))]
-struct Spill<T>(loom::sync::Mutex<(alloc::collections::VecDeque<T>, bool)>);
+struct Spill<T>(loom::sync::Mutex<(alloc::collections::VecDeque<Stamped<T>>, bool)>);
 
 #[cfg(all(feature = "alloc", antpool_loom))]
 impl<T> Spill<T> {
@@ -49,15 +53,24 @@ impl<T> Spill<T> {
             false,
         )))
     }
-    fn push(&self, value: T) -> Result<(), T> {
+    fn push(
+        &self,
+        value: T,
+        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize, Stamp) -> Stamp,
+    ) -> Result<(), T> {
         let mut list = self.0.lock().unwrap();
         if list.1 {
             return Err(value);
         }
-        list.0.push_back(value);
+        let position = list.0.len();
+        let _ = position;
+        list.0.push_back(super::stamp::stamped!(
+            value,
+            stamp_at(position, Stamp::NONE)
+        ));
         Ok(())
     }
-    fn pop(&self) -> Option<T> {
+    fn pop(&self) -> Option<Stamped<T>> {
         self.0.lock().unwrap().0.pop_front()
     }
     fn is_empty(&self) -> bool {
@@ -116,24 +129,30 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
     }
 
     /// Adds a task; hands it back when a bounded lane is full, or the lane is
-    /// closed ([`is_closed`](Self::is_closed) tells which).
+    /// closed ([`is_closed`](Self::is_closed) tells which). Feature `timings`:
+    /// with the stamp `stamp_at` gives for the position of the slot it takes
+    /// (see [`Ring::push`]).
     #[inline]
-    pub(crate) fn push(&self, task: T) -> Result<(), T> {
+    pub(crate) fn push(
+        &self,
+        task: T,
+        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize, Stamp) -> Stamp,
+    ) -> Result<(), T> {
         #[cfg(feature = "alloc")]
         if self.may_spill {
             if self.spilling.load(Ordering::Relaxed) {
-                return self.spill.push(task);
+                return with_stamp!(self.spill, push(task) ; stamp_at);
             }
-            return match self.ring.push(task) {
+            return match with_stamp!(self.ring, push(task) ; stamp_at) {
                 Ok(()) => Ok(()),
                 Err(task) if self.ring.is_closed() => Err(task),
                 Err(task) => {
                     self.spilling.store(true, Ordering::Release);
-                    self.spill.push(task)
+                    with_stamp!(self.spill, push(task) ; stamp_at)
                 }
             };
         }
-        self.ring.push(task)
+        with_stamp!(self.ring, push(task) ; stamp_at)
     }
 
     /// Adds a task without waiting for any other thread (see
@@ -153,7 +172,7 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
     /// returns, or mean a claimed slot not yet written; callers that must know
     /// use [`has_ready`](Self::has_ready) or [`has_tasks`](Self::has_tasks).)
     #[inline]
-    pub(crate) fn pop(&self) -> Option<T> {
+    pub(crate) fn pop(&self) -> Option<Stamped<T>> {
         #[cfg(feature = "alloc")]
         if self.spilling.load(Ordering::Acquire) {
             // Nothing new goes to the ring now: skip it once it looks drained.

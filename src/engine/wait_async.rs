@@ -34,6 +34,8 @@ use core::task::{Context, Poll, Waker};
 use super::ctl::adm;
 use super::node::{Node, state};
 use super::spin::ROOM_FOR;
+#[cfg(feature = "timings")]
+use super::stamp::Stamp;
 use super::submit::Attempt;
 use super::{Engine, EngineRef, Flavor, Guard, NodeOf};
 use crate::clock::{Clock, Instant};
@@ -114,6 +116,9 @@ struct Waiting<F: Flavor> {
     yield_until: Option<Instant>,
     /// The level it waits at (the engine's: `Normal` without levels).
     level: Priority,
+    /// When the pool was first found saturated (feature `timings`).
+    #[cfg(feature = "timings")]
+    since: Stamp,
     _pinned: PhantomPinned,
 }
 
@@ -139,6 +144,8 @@ impl<F: Flavor, H: EngineRef<Engine<F>>> Admit<F, H> {
                 yields: if wake_served { 0 } else { MAX_YIELDS },
                 yield_until: None,
                 level,
+                #[cfg(feature = "timings")]
+                since: Stamp::NONE,
                 _pinned: PhantomPinned,
             },
             _pinned: PhantomPinned,
@@ -171,7 +178,11 @@ impl<F: Flavor> Waiting<F> {
                     state::CLOSED => Err(SubmitError::Closed(unsafe { self.node.take_task() })),
                     // A new worker is reserved for our task (`T+1, K+1`).
                     // SAFETY: as for CLOSED.
+                    #[cfg(not(feature = "timings"))]
                     state::GRANTED => this.start_with(handle, unsafe { self.node.take_task() }),
+                    // SAFETY: as for CLOSED.
+                    #[cfg(feature = "timings")]
+                    state::GRANTED => unsafe { this.start_granted(handle, &self.node, self.since) },
                     other => unreachable!("antpool: async waiter finished in state {other}"),
                 });
             }
@@ -182,11 +193,23 @@ impl<F: Flavor> Waiting<F> {
                 return Poll::Pending;
             }
             let task = match this.attempt(handle, self.take_task(), self.level) {
+                #[cfg(not(feature = "timings"))]
                 Attempt::Done(result) => return Poll::Ready(result),
+                #[cfg(feature = "timings")]
+                Attempt::Done(result) => {
+                    if result.is_ok() && self.since != Stamp::NONE {
+                        this.admitted_after_wait(self.since);
+                    }
+                    return Poll::Ready(result);
+                }
                 Attempt::Saturated(task) => task,
             };
             if this.config.nonblocking {
                 return Poll::Ready(Err(SubmitError::Overload(task)));
+            }
+            #[cfg(feature = "timings")]
+            if self.since == Stamp::NONE {
+                self.since = this.stamp_now();
             }
             if self.yield_first(this) {
                 self.task = Some(task);
@@ -262,6 +285,8 @@ impl<F: Flavor> Waiting<F> {
         // (`cancel`). The lock is held.
         unsafe {
             self.node.put_back(task);
+            #[cfg(feature = "timings")]
+            self.node.set_stamp(self.since);
             self.node.set_waker(cx.waker());
             engine.join_waiters(cold, (&self.node).into(), self.level, false);
         }

@@ -9,6 +9,9 @@ use core::ptr::NonNull;
 use super::ctl::adm;
 use super::node::{Chain, List, Node, state};
 use super::spin::{ROOM_FOR, Spin};
+#[cfg(feature = "timings")]
+use super::stamp::Stamp;
+use super::stamp::with_stamp;
 use super::submit::Attempt;
 use super::{AbortOnUnwind, Engine, EngineRef, Flavor, Guard, NodeOf};
 use crate::clock::{Clock, Instant};
@@ -141,13 +144,16 @@ impl<F: Flavor> Engine<F> {
     /// granted, the pool closes, or — `deadline` — the time runs out: it then
     /// takes itself out of the FIFO under the lock (`Timeout`), unless someone
     /// took it out first, whose finish it waits for. `Saturated(task)` hands
-    /// the task back to go round again (room appeared).
+    /// the task back to go round again (room appeared). `since` (feature
+    /// `timings`): when the submit found the pool saturated; its node carries
+    /// it, for whoever admits it to record the wait.
     pub(super) fn wait_for_room<H: EngineRef<Self>>(
         &self,
         handle: &H,
         task: F::Task,
         deadline: Option<Instant>,
         level: Priority,
+        #[cfg(feature = "timings")] since: Stamp,
     ) -> Attempt<F::Task> {
         if self.parallelism() > 1 {
             let mut spin = Spin::new(&self.clock, ROOM_FOR);
@@ -178,6 +184,11 @@ impl<F: Flavor> Engine<F> {
             return Attempt::Done(Err(SubmitError::Timeout(task)));
         }
         let node = Node::with_task(self.spawner.signal(), task, state::WAITING);
+        // SAFETY: our node, not linked yet.
+        #[cfg(feature = "timings")]
+        unsafe {
+            node.set_stamp(since)
+        };
         let bomb = AbortOnUnwind;
         // SAFETY: `node` stays on this stack, unmoved, until it is finished and we
         // have consumed the finisher's token below.
@@ -209,7 +220,11 @@ impl<F: Flavor> Engine<F> {
             state::CLOSED => Err(SubmitError::Closed(unsafe { node.take_task() })),
             // A new worker is reserved for our task (`T+1, K+1`).
             // SAFETY: as for CLOSED.
+            #[cfg(not(feature = "timings"))]
             state::GRANTED => self.start_with(handle, unsafe { node.take_task() }),
+            // SAFETY: as for CLOSED.
+            #[cfg(feature = "timings")]
+            state::GRANTED => unsafe { self.start_granted(handle, &node, since) },
             other => unreachable!("antpool: waiter woken in state {other}"),
         })
     }
@@ -356,6 +371,10 @@ impl<F: Flavor> Engine<F> {
     pub(super) fn grant_waiters(&self, cold: &mut Guard<'_, F>) -> GrantsOf<F> {
         let mut grants = Grants::new();
         let handoff = self.config.handoff();
+        // Feature `timings`: when the waiters let in were admitted (read once,
+        // at the first).
+        #[cfg(feature = "timings")]
+        let mut admitted = None;
         for queue_level in Priority::ALL {
             loop {
                 if self.gate.adm.load() & adm::CLOSED != 0 {
@@ -396,6 +415,8 @@ impl<F: Flavor> Engine<F> {
                     unreachable!("antpool: the waiters list was checked non-empty under the lock");
                 };
                 cold.waiters.served(level);
+                #[cfg(feature = "timings")]
+                let at: Stamp = *admitted.get_or_insert_with(|| self.stamp_now());
                 if handoff
                     && self
                         .ctl
@@ -403,13 +424,20 @@ impl<F: Flavor> Engine<F> {
                         .is_ok()
                 {
                     // SAFETY: we unlinked the waiter under the lock; the node is
+                    // ours to finish (admitted now: the owner records its wait
+                    // once its worker started).
+                    #[cfg(feature = "timings")]
+                    unsafe {
+                        waiter.as_ref().set_stamp(at)
+                    };
+                    // SAFETY: we unlinked the waiter under the lock; the node is
                     // ours to finish, and its task stays in it for the owner.
                     unsafe { grants.granted.push(waiter) };
                     continue;
                 }
                 // SAFETY: as above; the task is ours to move into the lane.
                 let task = unsafe { waiter.as_ref().take_task() };
-                if let Err(task) = self.lane.push(task, level) {
+                if let Err(task) = with_stamp!(self.lane, push(task, level) ; &|_, _| at) {
                     // A queue filled up meanwhile: the waiter stays first in line.
                     // SAFETY: the node is still ours; its cell is empty again.
                     unsafe {
@@ -418,6 +446,10 @@ impl<F: Flavor> Engine<F> {
                     }
                     break;
                 }
+                // SAFETY: as above (its stamp: when its submit found the pool
+                // saturated).
+                #[cfg(feature = "timings")]
+                self.record_submit_wait(unsafe { waiter.as_ref().stamp() }, at);
                 // SAFETY: as above.
                 unsafe { grants.served.push(waiter) };
             }

@@ -7,7 +7,10 @@
 use super::ctl::{PAUSED, WATCH, Word, adm};
 use super::node::{Node, state};
 use super::spin::{LOOK_FOR, Spin};
-use super::watch::{Duty, PERIOD, RESIGN_AFTER, SAMPLE_EVERY};
+use super::stamp::{Stamped, TakenOf, looked, stamped, straight};
+#[cfg(not(feature = "timings"))]
+use super::watch::SAMPLE_EVERY;
+use super::watch::{Duty, PERIOD, RESIGN_AFTER};
 use super::{AbortOnUnwind, Engine, EngineRef, Execute, Flavor, NodeOf, Outcome};
 use crate::clock::{Clock, Instant};
 use crate::queue::{IdleWorker, WorkerId, WorkerQueue};
@@ -51,9 +54,10 @@ enum Park {
 }
 
 /// The body of every worker thread. The workers' word already counts this
-/// worker: busy, if it carries a first task; a looker if not. `index`: its
-/// number in the pool ([`Job::index`](crate::port::Job::index)).
-pub(crate) fn run<H, F>(handle: H, first: Option<F::Task>, index: usize)
+/// worker: busy, if it carries a first task (with its stamp, feature
+/// `timings`); a looker if not. `index`: its number in the pool
+/// ([`Job::index`](crate::port::Job::index)).
+pub(crate) fn run<H, F>(handle: H, first: Option<Stamped<F::Task>>, index: usize)
 where
     H: EngineRef<Engine<F>>,
     F: Flavor,
@@ -75,12 +79,18 @@ where
     };
     engine.exec.worker_started(index);
     let first = match first {
-        Some(task) => Some(task),
+        Some(task) => Some(looked!(straight!(task))),
         None => engine.find_task(&handle, &mailbox),
     };
     if let Some(mut task) = first {
         let mut round: u32 = 0;
+        // The end of the last task, if it was timed (`timed.rs`).
+        #[cfg(feature = "timings")]
+        let mut last_end = None;
         loop {
+            #[cfg(feature = "timings")]
+            let outcome = engine.run_timed(task, round, &mut last_end);
+            #[cfg(not(feature = "timings"))]
             let outcome = match round % SAMPLE_EVERY {
                 0 => {
                     let start = engine.clock.now();
@@ -136,7 +146,7 @@ impl<F: Flavor> Engine<F> {
         handle: &H,
         me: &NodeOf<F>,
         round: u32,
-    ) -> Option<F::Task> {
+    ) -> Option<TakenOf<F>> {
         // Paused, it takes no task: it parks (a pause waits for that). A stale
         // "not paused" is harmless: this worker counts as awake, so `pause`
         // waits for whatever it takes now.
@@ -164,7 +174,7 @@ impl<F: Flavor> Engine<F> {
         // An empty `pop` is two loads, no write.)
         if !paused {
             if let Some(task) = self.pop_lane(me) {
-                return Some(task);
+                return Some(straight!(task));
             }
         }
         if !self.config.handoff() {
@@ -190,7 +200,7 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// A busy worker over the capacity `tune` lowered retires.
-    fn retire_surplus<H: EngineRef<Self>>(&self, handle: &H, me: &NodeOf<F>) -> Option<F::Task> {
+    fn retire_surplus<H: EngineRef<Self>>(&self, handle: &H, me: &NodeOf<F>) -> Option<TakenOf<F>> {
         let (_, new) = self.ctl.apply(|w| w.sub_busy(1).sub_threads(1));
         self.left_work(new);
         self.after_exit(handle, me, new)
@@ -204,7 +214,7 @@ impl<F: Flavor> Engine<F> {
         handle: &H,
         me: &NodeOf<F>,
         new: Word,
-    ) -> Option<F::Task> {
+    ) -> Option<TakenOf<F>> {
         if new.threads() == 0 && self.last_must_stay() {
             // It looks; `park` decides whether it stays for the task
             // (handshake 2).
@@ -238,10 +248,11 @@ impl<F: Flavor> Engine<F> {
     /// Serves the oldest waiter of the highest level (or a lower one's turn
     /// under the starvation bound) — a blocked thread or an async submitter —
     /// with the finished task's admission: its task is taken from its node, to
-    /// run next. `None`: no waiter was left, or the one next may not take the
-    /// admission yet (the count is above its level's limit: the reserve for
-    /// `High`).
-    fn serve_waiter(&self) -> Option<F::Task> {
+    /// run next (feature `timings`: admitted now, its submit's wait
+    /// recorded). `None`: no waiter was left, or the one next may not take
+    /// the admission yet (the count is above its level's limit: the reserve
+    /// for `High`).
+    fn serve_waiter(&self) -> Option<TakenOf<F>> {
         let mut cold = self.cold.lock();
         let waiter = cold
             .waiters
@@ -255,12 +266,16 @@ impl<F: Flavor> Engine<F> {
         self.waiters_changed(&mut cold);
         drop(cold);
         let waiter = waiter?;
+        #[cfg(feature = "timings")]
+        let admitted = self.stamp_now();
         // SAFETY: we unlinked the waiter under the lock: it is ours to finish,
-        // and its task ours to take; `finish` is our last touch.
+        // and its task (and stamp) ours to take; `finish` is our last touch.
         unsafe {
             let task = waiter.as_ref().take_task();
+            #[cfg(feature = "timings")]
+            self.record_submit_wait(waiter.as_ref().stamp(), admitted);
             Node::finish(waiter, state::SERVED);
-            Some(task)
+            Some(straight!(stamped!(task, admitted)))
         }
     }
 
@@ -271,7 +286,7 @@ impl<F: Flavor> Engine<F> {
         &self,
         handle: &H,
         me: &NodeOf<F>,
-    ) -> Option<F::Task> {
+    ) -> Option<TakenOf<F>> {
         loop {
             if self.is_paused() {
                 // Nothing to take: park (`park` decides on the word's flag).
@@ -279,14 +294,14 @@ impl<F: Flavor> Engine<F> {
                 let mut spin = Spin::new(&self.clock, LOOK_FOR);
                 loop {
                     if let Some(task) = self.take_as_looker(handle, me) {
-                        return Some(task);
+                        return Some(looked!(task));
                     }
                     if self.is_paused() || !spin.wait() {
                         break;
                     }
                 }
             } else if let Some(task) = self.take_as_looker(handle, me) {
-                return Some(task);
+                return Some(looked!(task));
             }
             match self.park(handle, me) {
                 Park::Look => continue,
@@ -301,8 +316,8 @@ impl<F: Flavor> Engine<F> {
     /// whole burst; if we were the last one and tasks still wait, they get a
     /// taker now (woken, started, or left to a busy worker: `ensure_taker`).
     #[inline]
-    fn take_as_looker<H: EngineRef<Self>>(&self, handle: &H, me: &NodeOf<F>) -> Option<F::Task> {
-        let task = self.pop_lane(me)?;
+    fn take_as_looker<H: EngineRef<Self>>(&self, handle: &H, me: &NodeOf<F>) -> Option<TakenOf<F>> {
+        let task = straight!(self.pop_lane(me)?);
         let (_, new) = self.ctl.apply(|w| w.sub_lookers(1).add_busy(1));
         // (The fence: our half of the handshake with a submitter that pushed
         // and then, reading the word fenced, counted on us.)
@@ -320,7 +335,7 @@ impl<F: Flavor> Engine<F> {
     /// set (the count is the worker's own, in its mailbox). Inlined: the
     /// task comes back by value (engine README, cost model).
     #[inline(always)]
-    fn pop_lane(&self, me: &NodeOf<F>) -> Option<F::Task> {
+    fn pop_lane(&self, me: &NodeOf<F>) -> Option<Stamped<F::Task>> {
         let bound = self.config.starvation_bound;
         if bound == 0 {
             return self.lane.pop();

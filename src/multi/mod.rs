@@ -8,6 +8,8 @@
 //! `with_func.rs`.
 
 mod released;
+#[cfg(feature = "metrics")]
+mod reported;
 mod shards;
 mod with_func;
 
@@ -129,6 +131,16 @@ macro_rules! multi_methods {
         #[doc = concat!("```\n", "let mp = ", $mp, ";\n", $submit, ";\n", "mp.wait_idle();\n", "assert_eq!(mp.stats().completed, 1);\n```")]
         pub fn stats(&self) -> crate::Stats {
             self.shards.stats()
+        }
+
+        #[doc = "The timing histograms summed over all pools (feature `timings`); see"]
+        #[doc = "[`Timings`](crate::Timings). Each pool times as its builder's"]
+        #[doc = "`timings(..)` said."]
+        #[doc = ""]
+        #[doc = concat!("```\n", "let mp = ", $mp, ";\n", $submit, ";\n", "mp.wait_idle();\n", "assert_eq!(mp.timings().run.count, 0); // Sampling::Off\n```")]
+        #[cfg(feature = "timings")]
+        pub fn timings(&self) -> crate::Timings {
+            self.shards.timings()
         }
 
         #[doc = "Sets each pool's capacity to `capacity` (so the total becomes `len() * capacity`)."]
@@ -290,7 +302,7 @@ macro_rules! multi_struct {
             C: Clock,
             S: Spawner,
         {
-            shards: Shards<$pool>,
+            pub(in crate::multi) shards: Shards<$pool>,
         }
     };
 }

@@ -251,7 +251,17 @@ impl<P: Shard> Shards<P> {
         self.pools.get(index).map(|p| f(p.handle()))
     }
 
-    pub(super) fn stats(&self) -> Stats {
+    /// The pools' timings, summed.
+    #[cfg(feature = "timings")]
+    pub(crate) fn timings(&self) -> crate::timings::Timings {
+        let mut sum = crate::timings::Timings::default();
+        for engine in self.engines() {
+            sum.add(&engine.timings());
+        }
+        sum
+    }
+
+    pub(crate) fn stats(&self) -> Stats {
         let mut sum = self
             .engines()
             .map(|e| e.stats())

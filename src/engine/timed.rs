@@ -1,0 +1,154 @@
+//! Where the clock is read for the timings (feature `timings`), and what is
+//! recorded where. Without the feature this file is not built, and every call
+//! site is behind the same `cfg` or takes a zero-sized [`Stamp`].
+//!
+//! * **The lane.** A submitter that claims a lane slot at a sampled position
+//!   (`position & mask == 0`: every one with `Every`, one in `n` with
+//!   `OneIn(n)`) reads the clock and stamps the slot; the others stamp
+//!   nothing. The worker that pops the slot sees the stamp, so the two agree
+//!   on which tasks are timed without a counter between them.
+//! * **Off the lane** — a new worker's first task, a blocked submitter's task
+//!   let in by a grant or a hand-off worker — the task is stamped whenever
+//!   timings are on: those paths are cold and already slow.
+//! * **The worker** times a stamped task: it reads the clock as it begins
+//!   (or reuses its last task's end, when it went straight on to this one:
+//!   `Every` costs it one read a task) and as it ends, and records
+//!   `queue_wait` (begin − stamp) and `run` (end − begin), unless the task
+//!   was skipped unrun. The watch (`watch.rs`) learns from those reads; only
+//!   where sampling is rarer than its own one task in [`SAMPLE_EVERY`] (or
+//!   off) does the worker still time every 16th task for it alone.
+//! * **`submit_wait`**: a blocking submit that found the pool saturated reads
+//!   the clock then (its node carries the time); whoever admits it — a grant,
+//!   a hand-off worker serving it, or the submitter itself once it finds room
+//!   — reads it again and records the difference. A submit that ends
+//!   rejected records nothing.
+
+use crate::clock::{Clock, Instant};
+use crate::error::SubmitError;
+use crate::timings::Timings;
+
+use super::recorder::Which;
+use super::stamp::{Stamp, Taken};
+use super::watch::SAMPLE_EVERY;
+use super::{Engine, EngineRef, Execute, Flavor, NodeOf, Outcome};
+
+impl<F: Flavor> Engine<F> {
+    /// The stamp of a task about to be pushed into the lane at `position`
+    /// (`last`: its stamp for the try before, if that one lost its slot to
+    /// another pusher): the time now if the position is sampled — read before
+    /// the claim, once per push unless a retry lands on a sampled position
+    /// for the first time.
+    #[inline(always)]
+    pub(super) fn lane_stamp(&self, position: usize, last: Stamp) -> Stamp {
+        match self.config.sample {
+            Some(mask) if position & mask == 0 => match last {
+                Stamp::NONE => Stamp::at(self.clock.now()),
+                read => read,
+            },
+            _ => Stamp::NONE,
+        }
+    }
+
+    /// The time now as a stamp, if timings are on (a task admitted off the
+    /// lane; a submit found saturated).
+    #[inline]
+    pub(super) fn stamp_now(&self) -> Stamp {
+        match self.config.sample {
+            Some(_) => Stamp::at(self.clock.now()),
+            None => Stamp::NONE,
+        }
+    }
+
+    /// A blocked submit found the pool saturated at `since` and was admitted
+    /// at `admitted`: records the wait (nothing if either is not stamped).
+    pub(super) fn record_submit_wait(&self, since: Stamp, admitted: Stamp) {
+        if let (Some(since), Some(admitted)) = (since.get(), admitted.get()) {
+            self.record(Which::SubmitWait, since, admitted);
+        }
+    }
+
+    /// A submit that found the pool saturated at `since` got in on its own
+    /// attempt: records the wait until now.
+    pub(super) fn admitted_after_wait(&self, since: Stamp) {
+        if since.get().is_some() {
+            self.record_submit_wait(since, Stamp::at(self.clock.now()));
+        }
+    }
+
+    /// A blocked submitter (since `since`) was granted a new worker for its
+    /// task: starts it with the task admitted when the grant stamped the node,
+    /// and records the wait if it started.
+    ///
+    /// # Safety
+    ///
+    /// `node` is the caller's own, finished `GRANTED`: its task and stamp are
+    /// the caller's again.
+    pub(super) unsafe fn start_granted<H: EngineRef<Self>>(
+        &self,
+        handle: &H,
+        node: &NodeOf<F>,
+        since: Stamp,
+    ) -> Result<(), SubmitError<F::Task>> {
+        // SAFETY: per the contract.
+        let (task, admitted) = unsafe { (node.take_task(), node.stamp()) };
+        let started = self.start_with(handle, task, admitted);
+        if started.is_ok() {
+            self.record_submit_wait(since, admitted);
+        }
+        started
+    }
+
+    fn record(&self, which: Which, from: Instant, to: Instant) {
+        let nanos = to.saturating_duration_since(from).as_nanos();
+        self.recorder
+            .record(which, u64::try_from(nanos).unwrap_or(u64::MAX));
+    }
+
+    /// Whether the worker times a task for the watch alone on round `round`:
+    /// sampling is off, or rarer than the watch's one in [`SAMPLE_EVERY`].
+    #[inline]
+    fn watch_reads(&self, round: u32) -> bool {
+        let own = match self.config.sample {
+            None => true,
+            Some(mask) => mask >= SAMPLE_EVERY as usize,
+        };
+        own && round % SAMPLE_EVERY == 0
+    }
+
+    /// Runs one task on a worker (its `round`-th), timing it if it is stamped
+    /// (or the watch's turn): see the module docs. `last_end`: the end of the
+    /// worker's last task if it was timed, for a task taken straight after it.
+    #[inline]
+    pub(super) fn run_timed(
+        &self,
+        taken: Taken<F::Task>,
+        round: u32,
+        last_end: &mut Option<Instant>,
+    ) -> Outcome {
+        let stamped = taken.stamp.get();
+        if stamped.is_none() && !self.watch_reads(round) {
+            *last_end = None;
+            return self.exec.execute(taken.task);
+        }
+        let start = match (*last_end, taken.fresh) {
+            (Some(end), false) => end,
+            _ => self.clock.now(),
+        };
+        let outcome = self.exec.execute(taken.task);
+        let end = self.clock.now();
+        self.watch.learn(start, end);
+        *last_end = Some(end);
+        if let Some(at) = stamped {
+            if outcome != Outcome::Skipped {
+                self.record(Which::QueueWait, at, start);
+                self.record(Which::Run, start, end);
+            }
+        }
+        outcome
+    }
+
+    /// A snapshot of the histograms.
+    pub(crate) fn timings(&self) -> Timings {
+        self.recorder.snapshot()
+    }
+}

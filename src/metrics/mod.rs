@@ -1,0 +1,248 @@
+//! Export to the [`metrics`](https://docs.rs/metrics) facade (feature
+//! `metrics`): a [`MetricsReporter`] pulls a pool's [`Stats`]
+//! and [`Timings`] into whatever recorder the program
+//! installed (Prometheus, StatsD, an OpenTelemetry bridge …), when the
+//! program asks — never per task, and from no thread of the pool's.
+//!
+//! | name | kind | unit | what |
+//! |---|---|---|---|
+//! | `antpool_submit_wait_seconds` | histogram | seconds | [`Timings::submit_wait`](crate::Timings::submit_wait) |
+//! | `antpool_queue_wait_seconds` | histogram | seconds | [`Timings::queue_wait`](crate::Timings::queue_wait) |
+//! | `antpool_run_seconds` | histogram | seconds | [`Timings::run`](crate::Timings::run) |
+//! | `antpool_workers` | gauge | count | [`Stats::running`](crate::Stats::running) |
+//! | `antpool_workers_idle` | gauge | count | [`Stats::idle`](crate::Stats::idle) |
+//! | `antpool_workers_busy` | gauge | count | [`Stats::busy`](crate::Stats::busy) |
+//! | `antpool_tasks_queued` | gauge | count | [`Stats::queued`](crate::Stats::queued) |
+//! | `antpool_submitters_waiting` | gauge | count | [`Stats::waiting`](crate::Stats::waiting) |
+//! | `antpool_tasks_completed` | counter | count | [`Stats::completed`](crate::Stats::completed) |
+//! | `antpool_tasks_panicked` | counter | count | [`Stats::panicked`](crate::Stats::panicked) |
+//! | `antpool_tasks_skipped` | counter | count | [`Stats::skipped`](crate::Stats::skipped) |
+//! | `antpool_tasks_rejected` | counter | count | [`Stats::rejected`](crate::Stats::rejected) |
+//! | `antpool_workers_spawned` | counter | count | [`Stats::spawned`](crate::Stats::spawned) |
+//! | `antpool_workers_retired` | counter | count | [`Stats::retired`](crate::Stats::retired) |
+//!
+//! Counters carry no `_total` suffix (exporters that want one add it). Every
+//! metric has a `pool` label when the pool was built with a
+//! [`metrics_label`](crate::Options::metrics_label), and no other label.
+
+mod source;
+
+use alloc::vec::Vec;
+
+use ::metrics::{
+    Counter, Gauge, Histogram as FacadeHistogram, Label, Unit, counter, describe_counter,
+    describe_gauge, describe_histogram, gauge, histogram,
+};
+
+use crate::stats::Stats;
+use crate::timings::{Histogram, Timings, midpoint};
+
+pub use source::MetricsSource;
+pub(crate) use source::private;
+
+/// A metric: its name, its help text, and where its value is read.
+type Metric<F> = (&'static str, &'static str, F);
+/// Where a histogram is read.
+type OfTimings = fn(&Timings) -> &Histogram;
+/// Where a gauge or a counter is read.
+type OfStats = fn(&Stats) -> usize;
+
+/// The histograms, read from [`Timings`].
+const HISTOGRAMS: [Metric<OfTimings>; 3] = [
+    (
+        "antpool_submit_wait_seconds",
+        "Blocked submits: from finding the pool saturated to admission.",
+        |t| &t.submit_wait,
+    ),
+    (
+        "antpool_queue_wait_seconds",
+        "Timed tasks: from admission to start.",
+        |t| &t.queue_wait,
+    ),
+    (
+        "antpool_run_seconds",
+        "Timed tasks: from start to end, panics included.",
+        |t| &t.run,
+    ),
+];
+
+/// The gauges, read from [`Stats`].
+const GAUGES: [Metric<OfStats>; 5] = [
+    ("antpool_workers", "Live workers, busy or idle.", |s| {
+        s.running
+    }),
+    ("antpool_workers_idle", "Workers parked idle.", |s| s.idle),
+    ("antpool_workers_busy", "Workers holding a task.", |s| {
+        s.busy
+    }),
+    (
+        "antpool_tasks_queued",
+        "Tasks admitted and not yet taken by a worker.",
+        |s| s.queued,
+    ),
+    (
+        "antpool_submitters_waiting",
+        "Submitters blocked waiting for room.",
+        |s| s.waiting,
+    ),
+];
+
+/// The counters, read from [`Stats`].
+const COUNTERS: [Metric<OfStats>; 6] = [
+    (
+        "antpool_tasks_completed",
+        "Tasks that ran to the end.",
+        |s| s.completed,
+    ),
+    ("antpool_tasks_panicked", "Tasks that panicked.", |s| {
+        s.panicked
+    }),
+    (
+        "antpool_tasks_skipped",
+        "Aborted or cancelled tasks dropped unrun.",
+        |s| s.skipped,
+    ),
+    (
+        "antpool_tasks_rejected",
+        "Submissions handed back: overload, closed, timeout, spawn failed.",
+        |s| s.rejected,
+    ),
+    ("antpool_workers_spawned", "Worker threads started.", |s| {
+        s.spawned
+    }),
+    (
+        "antpool_workers_retired",
+        "Worker threads that ended.",
+        |s| s.retired,
+    ),
+];
+
+/// Pulls a pool's [`Stats`] and [`Timings`] into the `metrics` facade
+/// (feature `metrics`; the names are in the [module docs](self)).
+///
+/// [`new`](Self::new) registers every metric with the recorder in force on
+/// the calling thread (the global one, or a
+/// [`with_local_recorder`](::metrics::with_local_recorder)'s) and keeps the
+/// handles; [`record`](Self::record) then emits what changed since the last
+/// record: gauges set, counters raised by the change, and each histogram
+/// bucket's new samples replayed as one `record_many` of the bucket's
+/// midpoint. The first `record` emits everything since the pool was made.
+/// Nothing runs in between: call `record` on a timer, or before each scrape.
+///
+/// ```
+/// use antpool::metrics::MetricsReporter;
+/// use antpool::{Pool, Sampling};
+///
+/// let pool = Pool::builder()
+///     .capacity(4)
+///     .timings(Sampling::OneIn(16))
+///     .metrics_label("thumbnails")
+///     .build()
+///     .unwrap();
+/// let mut reporter = MetricsReporter::new(&pool); // after the recorder is installed
+/// reporter.describe();
+/// pool.submit(|| ()).unwrap();
+/// pool.wait_idle();
+/// reporter.record(); // on a timer, e.g. every 10 s
+/// ```
+pub struct MetricsReporter {
+    read: private::Reader,
+    histograms: [FacadeHistogram; 3],
+    gauges: [Gauge; 5],
+    counters: [Counter; 6],
+    /// What the last `record` emitted up to.
+    last: (Stats, Timings),
+}
+
+impl core::fmt::Debug for MetricsReporter {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("MetricsReporter")
+            .field("pool", &self.read.label)
+            .field("last", &self.last.0)
+            .finish_non_exhaustive()
+    }
+}
+
+impl MetricsReporter {
+    /// A reporter for `pool` (`&pool` of any pool type; see
+    /// [`MetricsSource`]), with the handles of every metric registered now,
+    /// with the recorder in force on this thread.
+    ///
+    /// ```
+    /// use antpool::metrics::MetricsReporter;
+    /// let pool = antpool::PoolWithFunc::new(2, |n: u32| drop(n)).unwrap();
+    /// let reporter = MetricsReporter::new(&pool);
+    /// # drop(reporter);
+    /// ```
+    pub fn new(pool: impl MetricsSource) -> Self {
+        let read = pool.reader();
+        let labels: Vec<Label> = read
+            .label
+            .map(|pool| Label::new("pool", pool))
+            .into_iter()
+            .collect();
+        MetricsReporter {
+            histograms: HISTOGRAMS.map(|(name, _, _)| histogram!(name, labels.iter())),
+            gauges: GAUGES.map(|(name, _, _)| gauge!(name, labels.iter())),
+            counters: COUNTERS.map(|(name, _, _)| counter!(name, labels.iter())),
+            read,
+            last: (Stats::default(), Timings::default()),
+        }
+    }
+
+    /// Describes every metric (unit and help text) to the recorder in force
+    /// on this thread: once, after the recorder is installed.
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(2).unwrap();
+    /// antpool::metrics::MetricsReporter::new(&pool).describe();
+    /// ```
+    pub fn describe(&self) {
+        for (name, help, _) in HISTOGRAMS {
+            describe_histogram!(name, Unit::Seconds, help);
+        }
+        for (name, help, _) in GAUGES {
+            describe_gauge!(name, Unit::Count, help);
+        }
+        for (name, help, _) in COUNTERS {
+            describe_counter!(name, Unit::Count, help);
+        }
+    }
+
+    /// One pull: reads the pool, sets the gauges, raises the counters by
+    /// what changed since the last `record`, and replays each histogram's
+    /// new samples (see the [type docs](Self)).
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(2).unwrap();
+    /// let mut reporter = antpool::metrics::MetricsReporter::new(&pool);
+    /// pool.submit(|| ()).unwrap();
+    /// pool.wait_idle();
+    /// reporter.record();
+    /// ```
+    pub fn record(&mut self) {
+        let now = (self.read.read)();
+        let (stats, timings) = &now;
+        let (last_stats, last_timings) = &self.last;
+        for ((_, _, field), gauge) in GAUGES.iter().zip(&self.gauges) {
+            gauge.set(field(stats) as f64);
+        }
+        for ((_, _, field), counter) in COUNTERS.iter().zip(&self.counters) {
+            let change = field(stats).wrapping_sub(field(last_stats));
+            if change != 0 {
+                counter.increment(change as u64);
+            }
+        }
+        for ((_, _, field), histogram) in HISTOGRAMS.iter().zip(&self.histograms) {
+            let (new, old) = (field(timings).counts(), field(last_timings).counts());
+            for (index, (n, o)) in new.iter().zip(old.iter()).enumerate() {
+                let change = n.wrapping_sub(*o);
+                if change != 0 {
+                    let count = usize::try_from(change).unwrap_or(usize::MAX);
+                    histogram.record_many(midpoint(index).as_secs_f64(), count);
+                }
+            }
+        }
+        self.last = now;
+    }
+}
