@@ -55,8 +55,11 @@ impl<A, F: Clone> Clone for ForFunc<A, F> {
 /// assert_eq!(builder.build().unwrap().cap(), Some(3));
 /// ```
 #[cfg(feature = "std")]
-pub type PoolBuilder<Q = crate::IdleQueue, C = crate::std::StdClock, S = crate::std::StdSpawner> =
-    Builder<ForPool, Q, C, S>;
+pub type PoolBuilder<
+    Q = crate::queue::IdleQueue,
+    C = crate::os::clock::StdClock,
+    S = crate::os::spawner::StdSpawner,
+> = Builder<ForPool, Q, C, S>;
 /// Builds a [`Pool`]: [`Pool::builder_with`].
 #[cfg(not(feature = "std"))]
 pub type PoolBuilder<Q, C, S> = Builder<ForPool, Q, C, S>;
@@ -74,9 +77,9 @@ pub type PoolBuilder<Q, C, S> = Builder<ForPool, Q, C, S>;
 pub type PoolWithFuncBuilder<
     A,
     F,
-    Q = crate::IdleQueue,
-    C = crate::std::StdClock,
-    S = crate::std::StdSpawner,
+    Q = crate::queue::IdleQueue,
+    C = crate::os::clock::StdClock,
+    S = crate::os::spawner::StdSpawner,
 > = Builder<ForFunc<A, F>, Q, C, S>;
 /// Builds a [`PoolWithFunc`]: [`PoolWithFunc::builder_with`].
 #[cfg(not(feature = "std"))]
@@ -110,9 +113,9 @@ pub struct Builder<M, Q, C, S> {
     make: M,
     clock: C,
     spawner: S,
-    /// The panic handler and worker hooks (`std/hooks.rs`).
+    /// The panic handler and worker hooks (`guard/policy.rs`; the builder methods are in `hooks.rs`).
     #[cfg(feature = "std")]
-    policy: crate::std::hooks::Policy,
+    policy: crate::guard::policy::Policy,
     _queue: PhantomData<fn() -> Q>,
 }
 
@@ -154,7 +157,7 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
             clock,
             spawner,
             #[cfg(feature = "std")]
-            policy: crate::std::hooks::Policy::none(),
+            policy: crate::guard::policy::Policy::none(),
             _queue: PhantomData,
         }
     }
@@ -462,16 +465,16 @@ struct Pieces<M, C, S> {
 }
 
 /// The std policy's setters (`panic_handler`, `on_worker_start`,
-/// `on_worker_stop`) are in `std/hooks.rs`; this is their way in.
+/// `on_worker_stop`) are in `hooks.rs`; this is their way in.
 #[cfg(feature = "std")]
 impl<M, Q, C, S> Builder<M, Q, C, S> {
-    pub(crate) fn policy_mut(&mut self) -> &mut crate::std::hooks::Policy {
+    pub(crate) fn policy_mut(&mut self) -> &mut crate::guard::policy::Policy {
         &mut self.policy
     }
 }
 
 #[cfg(feature = "std")]
-impl<M, Q, C> Builder<M, Q, C, crate::std::StdSpawner> {
+impl<M, Q, C> Builder<M, Q, C, crate::os::spawner::StdSpawner> {
     /// Names worker threads `"{prefix}-{index}"` (default `antpool-worker`),
     /// `index` being the worker's number in the pool (what
     /// [`current_worker_index`](crate::current_worker_index) gives on it).
@@ -565,7 +568,7 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Builder<ForPool, Q, C, S> {
 impl<A, F, Q, C, S> Builder<ForFunc<A, F>, Q, C, S>
 where
     A: Send + 'static,
-    F: crate::WorkFn<A>,
+    F: crate::exec::WorkFn<A>,
     Q: WorkerQueue,
     C: Clock,
     S: Spawner,

@@ -87,7 +87,7 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
         &self,
         f: F,
         timeout: Duration,
-    ) -> Result<crate::std::join::JoinHandle<R>, SubmitError<crate::error::Rejected<F>>>
+    ) -> Result<crate::join::handle::JoinHandle<R>, SubmitError<crate::error::Rejected<F>>>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,

@@ -65,7 +65,7 @@ pub(crate) type CallOf<A, F> = Call<A, <F as WorkFn<A>>::Output>;
 pub(crate) struct Call<A, R> {
     arg: A,
     #[cfg(feature = "std")]
-    reply: Option<crate::std::join::Reply<R>>,
+    reply: Option<crate::join::handle::Reply<R>>,
     #[cfg(not(feature = "std"))]
     _result: core::marker::PhantomData<fn() -> R>,
 }
@@ -84,7 +84,7 @@ impl<A, R> Call<A, R> {
 
     /// A call whose result goes to `reply`'s `JoinHandle`.
     #[cfg(feature = "std")]
-    pub(crate) fn with_reply(arg: A, reply: crate::std::join::Reply<R>) -> Self {
+    pub(crate) fn with_reply(arg: A, reply: crate::join::handle::Reply<R>) -> Self {
         Call {
             arg,
             reply: Some(reply),
@@ -130,7 +130,7 @@ where
 /// handed to the panic handler; without, `X` runs as is (embedded targets abort on
 /// panic, and an unwinding panic still gives the worker's slot back).
 #[cfg(feature = "std")]
-pub(crate) type Guarded<X> = crate::std::panic::Catching<X>;
+pub(crate) type Guarded<X> = crate::guard::panic::Catching<X>;
 /// `X`, guarded as the build's features allow (without `std`: as is).
 #[cfg(not(feature = "std"))]
 pub(crate) type Guarded<X> = X;
@@ -138,7 +138,7 @@ pub(crate) type Guarded<X> = X;
 /// The panic handler and worker hooks a builder collected, to wrap the
 /// executor with.
 #[cfg(all(feature = "alloc", feature = "std"))]
-pub(crate) struct Exec(crate::std::hooks::Policy);
+pub(crate) struct Exec(crate::guard::policy::Policy);
 
 /// The panic policy a builder collected (none without `std`).
 #[cfg(all(feature = "alloc", not(feature = "std")))]
@@ -147,7 +147,7 @@ pub(crate) struct Exec;
 #[cfg(feature = "alloc")]
 impl Exec {
     #[cfg(feature = "std")]
-    pub(crate) fn new(policy: crate::std::hooks::Policy) -> Self {
+    pub(crate) fn new(policy: crate::guard::policy::Policy) -> Self {
         Exec(policy)
     }
 
@@ -158,7 +158,7 @@ impl Exec {
 
     pub(crate) fn wrap<X>(self, inner: X) -> Guarded<X> {
         #[cfg(feature = "std")]
-        return crate::std::panic::Catching::new(inner, self.0);
+        return crate::guard::panic::Catching::new(inner, self.0);
         #[cfg(not(feature = "std"))]
         return inner;
     }
@@ -225,7 +225,7 @@ pub(crate) const fn hooks_mut<X>(exec: &mut Guarded<FnHooks<X>>) -> &mut FnHooks
 /// `X` guarded with the default panic policy, in a `const` context.
 pub(crate) const fn guard_default<X>(inner: X) -> Guarded<X> {
     #[cfg(feature = "std")]
-    return crate::std::panic::Catching::new_default(inner);
+    return crate::guard::panic::Catching::new_default(inner);
     #[cfg(not(feature = "std"))]
     return inner;
 }

@@ -44,7 +44,7 @@ macro_rules! lifecycle_methods {
         #[doc = ""]
         #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n", $submit, ";\n")]
         #[doc = "pool.wait_idle();\nassert_eq!(pool.stats().completed, 1);\n```"]
-        pub fn stats(&self) -> crate::Stats {
+        pub fn stats(&self) -> crate::stats::Stats {
             self.engine.stats()
         }
 
@@ -56,7 +56,7 @@ macro_rules! lifecycle_methods {
         #[doc = concat!("```\n", $setup, "let pool = ", $pool, ";\n", $submit, ";\n")]
         #[doc = "pool.wait_idle();\nassert_eq!(pool.timings().run.count, 0); // Sampling::Off\n```"]
         #[cfg(feature = "timings")]
-        pub fn timings(&self) -> crate::Timings {
+        pub fn timings(&self) -> crate::timings::Timings {
             self.engine.timings()
         }
 
@@ -211,7 +211,7 @@ macro_rules! lifecycle_methods {
         pub fn release_timeout(
             &self,
             timeout: core::time::Duration,
-        ) -> Result<(), crate::ReleaseError> {
+        ) -> Result<(), crate::error::ReleaseError> {
             self.engine.release_timeout(timeout)
         }
 

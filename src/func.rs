@@ -77,9 +77,9 @@ crate::face::unwind_safe!([A, F, Q, C, S] PoolWithFunc<A, F, Q, C, S>
 
 #[cfg(feature = "std")]
 pool_with_func_struct!(
-    Q = crate::IdleQueue,
-    C = crate::std::StdClock,
-    S = crate::std::StdSpawner
+    Q = crate::queue::IdleQueue,
+    C = crate::os::clock::StdClock,
+    S = crate::os::spawner::StdSpawner
 );
 #[cfg(all(feature = "alloc", not(feature = "std")))]
 pool_with_func_struct!(Q, C, S);
@@ -130,16 +130,16 @@ where
     ///     .unwrap();
     /// assert_eq!(pool.cap(), Some(4));
     /// ```
-    pub fn builder(func: F) -> crate::PoolWithFuncBuilder<A, F> {
-        crate::PoolWithFuncBuilder::new_func(
+    pub fn builder(func: F) -> crate::builder::PoolWithFuncBuilder<A, F> {
+        crate::builder::PoolWithFuncBuilder::new_func(
             func,
-            crate::std::StdClock::new(),
-            crate::std::StdSpawner::new(),
+            crate::os::clock::StdClock::new(),
+            crate::os::spawner::StdSpawner::new(),
         )
     }
 }
 
-impl<A, F, C, S> PoolWithFunc<A, F, crate::IdleQueue, C, S>
+impl<A, F, C, S> PoolWithFunc<A, F, crate::queue::IdleQueue, C, S>
 where
     A: Send + 'static,
     F: WorkFn<A>,
@@ -161,8 +161,8 @@ where
         func: F,
         clock: C,
         spawner: S,
-    ) -> crate::PoolWithFuncBuilder<A, F, crate::IdleQueue, C, S> {
-        crate::PoolWithFuncBuilder::new_func(func, clock, spawner)
+    ) -> crate::builder::PoolWithFuncBuilder<A, F, crate::queue::IdleQueue, C, S> {
+        crate::builder::PoolWithFuncBuilder::new_func(func, clock, spawner)
     }
 }
 
@@ -299,7 +299,10 @@ where
     /// assert_eq!(squares, [1, 4, 9]);
     /// ```
     #[cfg(feature = "std")]
-    pub fn call(&self, arg: A) -> Result<crate::JoinHandle<F::Output>, SubmitError<A>> {
+    pub fn call(
+        &self,
+        arg: A,
+    ) -> Result<crate::join::handle::JoinHandle<F::Output>, SubmitError<A>> {
         self.call_at(arg, Priority::Normal)
     }
 
@@ -309,8 +312,8 @@ where
         &self,
         arg: A,
         priority: Priority,
-    ) -> Result<crate::JoinHandle<F::Output>, SubmitError<A>> {
-        let (handle, reply) = crate::std::join::pair();
+    ) -> Result<crate::join::handle::JoinHandle<F::Output>, SubmitError<A>> {
+        let (handle, reply) = crate::join::handle::pair();
         Engine::submit(
             &self.engine,
             Call::with_reply(arg, reply),

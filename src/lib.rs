@@ -178,10 +178,22 @@ mod exec;
 mod face;
 #[cfg(feature = "alloc")]
 mod func;
+#[cfg(feature = "std")]
+mod global;
+#[cfg(feature = "std")]
+mod group;
+#[cfg(feature = "std")]
+mod guard;
+#[cfg(feature = "std")]
+mod hooks;
+#[cfg(feature = "std")]
+mod join;
 #[cfg(feature = "alloc")]
 mod multi;
 mod oneshot;
 mod options;
+#[cfg(feature = "std")]
+mod os;
 #[cfg(feature = "alloc")]
 mod owner;
 #[cfg(feature = "alloc")]
@@ -192,11 +204,11 @@ mod prioritized;
 mod priority;
 mod queue;
 mod release;
+#[cfg(feature = "std")]
+mod scope;
 mod spawner;
 mod static_func;
 mod stats;
-#[cfg(feature = "std")]
-mod std;
 #[cfg(feature = "alloc")]
 mod task;
 #[cfg(feature = "timings")]
@@ -212,6 +224,27 @@ pub use error::{BuildError, Rejected, ReleaseError, SubmitError};
 pub use exec::WorkFn;
 #[cfg(feature = "alloc")]
 pub use func::PoolWithFunc;
+#[cfg(feature = "std")]
+pub use global::group;
+#[cfg(feature = "std")]
+pub use global::{
+    cap, configure, free, reboot, release, release_async, release_timeout, running, scope, spawn,
+    spawn_async, submit, submit_async, wait_idle, wait_released_async, wait_released_timeout,
+};
+#[cfg(feature = "std")]
+pub use group::{CancelToken, GroupError, GroupSpawnAsync, JoinNext, TaskGroup, TaskId, TimedOut};
+#[cfg(feature = "std")]
+pub use guard::panic::{current_worker_index, panic_message};
+#[cfg(feature = "std")]
+pub use guard::policy::PanicHandler;
+#[cfg(feature = "std")]
+pub use join::abort::{AbortHandle, AbortOnDrop};
+#[cfg(feature = "std")]
+pub use join::error::{JoinError, SpawnError};
+#[cfg(feature = "std")]
+pub use join::handle::JoinHandle;
+#[cfg(feature = "std")]
+pub use join::spawn_async::SpawnAsync;
 #[cfg(feature = "alloc")]
 pub use multi::{LoadBalancing, MultiPool, MultiPoolWithFunc};
 pub use oneshot::{Oneshot, Recv};
@@ -225,22 +258,10 @@ pub use queue::WorkerRing;
 #[cfg(feature = "alloc")]
 pub use queue::{IdleQueue, WorkerRingBuf, WorkerStack};
 pub use release::{Release, Released};
+#[cfg(feature = "std")]
+pub use scope::{Scope, ScopedJoinHandle};
 pub use static_func::StaticPoolWithFunc;
 pub use stats::Stats;
-#[cfg(feature = "std")]
-pub use std::global::group;
-#[cfg(feature = "std")]
-pub use std::global::{
-    cap, configure, free, reboot, release, release_async, release_timeout, running, scope, spawn,
-    spawn_async, submit, submit_async, wait_idle, wait_released_async, wait_released_timeout,
-};
-#[cfg(feature = "std")]
-pub use std::{
-    AbortHandle, AbortOnDrop, JoinError, JoinHandle, PanicHandler, Scope, ScopedJoinHandle,
-    SpawnAsync, SpawnError, current_worker_index, panic_message,
-};
-#[cfg(feature = "std")]
-pub use std::{CancelToken, GroupError, GroupSpawnAsync, JoinNext, TaskGroup, TaskId, TimedOut};
 #[cfg(feature = "alloc")]
 pub use task::Task;
 #[cfg(feature = "timings")]

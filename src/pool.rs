@@ -75,8 +75,8 @@ macro_rules! pool_struct {
 #[cfg(feature = "std")]
 pool_struct!(
     Q = IdleQueue,
-    C = crate::std::StdClock,
-    S = crate::std::StdSpawner
+    C = crate::os::clock::StdClock,
+    S = crate::os::spawner::StdSpawner
 );
 #[cfg(not(feature = "std"))]
 pool_struct!(Q, C, S);
@@ -124,7 +124,10 @@ impl Pool {
     /// ```
     #[must_use]
     pub fn builder() -> PoolBuilder {
-        PoolBuilder::new(crate::std::StdClock::new(), crate::std::StdSpawner::new())
+        PoolBuilder::new(
+            crate::os::clock::StdClock::new(),
+            crate::os::spawner::StdSpawner::new(),
+        )
     }
 }
 
@@ -252,7 +255,7 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     pub fn spawn<F, R>(
         &self,
         f: F,
-    ) -> Result<crate::std::join::JoinHandle<R>, SubmitError<crate::error::Rejected<F>>>
+    ) -> Result<crate::join::handle::JoinHandle<R>, SubmitError<crate::error::Rejected<F>>>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
@@ -267,12 +270,12 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
         f: F,
         mode: Mode,
         priority: Priority,
-    ) -> Result<crate::std::join::JoinHandle<R>, SubmitError<crate::error::Rejected<F>>>
+    ) -> Result<crate::join::handle::JoinHandle<R>, SubmitError<crate::error::Rejected<F>>>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        crate::std::join::spawn_with(f, |job| Engine::submit(&self.engine, job, mode, priority))
+        crate::join::handle::spawn_with(f, |job| Engine::submit(&self.engine, job, mode, priority))
     }
 
     /// [`submit`](Pool::submit) for async code: a future that waits for room
@@ -384,7 +387,7 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     /// # }
     /// ```
     #[cfg(feature = "std")]
-    pub fn spawn_async<F, R>(&self, f: F) -> crate::std::spawn_async::SpawnAsync<F, R>
+    pub fn spawn_async<F, R>(&self, f: F) -> crate::join::spawn_async::SpawnAsync<F, R>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
@@ -398,80 +401,19 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
         &self,
         f: F,
         priority: Priority,
-    ) -> crate::std::spawn_async::SpawnAsync<F, R>
+    ) -> crate::join::spawn_async::SpawnAsync<F, R>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        let (handle, task) = crate::std::join::spawned(f);
+        let (handle, task) = crate::join::handle::spawned(f);
         let admit = crate::engine::Admit::<_, Arc<PoolEngine<Q, C, S>>>::new(
             self.engine.clone(),
             task,
             false,
             priority,
         );
-        crate::std::spawn_async::SpawnAsync::new(Box::pin(admit), handle)
-    }
-
-    /// Runs `f` with a [`Scope`](crate::Scope) whose tasks may borrow from the
-    /// caller's stack (as `std::thread::scope` does for threads), and returns
-    /// what `f` returned once every task spawned in it has finished.
-    ///
-    /// `s.spawn` runs a task on this pool as [`spawn`](Pool::spawn) would (it
-    /// blocks while the pool is saturated) and hands back a
-    /// [`ScopedJoinHandle`](crate::ScopedJoinHandle).
-    ///
-    /// # Panics
-    ///
-    /// If `f` panics, once every task has finished, with `f`'s payload; if a
-    /// task panicked and its handle was not joined, once every task has
-    /// finished. Called from one of this pool's own tasks it can deadlock a
-    /// full pool, as nested `submit` can.
-    ///
-    /// A task of the scope that is taken out of the pool unrun — by
-    /// [`release_drain`](Pool::release_drain) — keeps the scope waiting until
-    /// it is run or dropped.
-    ///
-    /// ```
-    /// use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-    /// let pool = antpool::Pool::new(4).unwrap();
-    /// let data: Vec<u64> = (1..=10_000).collect();
-    /// let total = AtomicU64::new(0);
-    /// pool.scope(|s| {
-    ///     for chunk in data.chunks(1024) {
-    ///         s.spawn(|| { total.fetch_add(chunk.iter().sum(), Relaxed); }).unwrap();
-    ///     }
-    /// }); // every task has finished here
-    /// assert_eq!(total.into_inner(), 50_005_000);
-    /// ```
-    #[cfg(feature = "std")]
-    pub fn scope<'env, F, T>(&self, f: F) -> T
-    where
-        F: for<'scope> FnOnce(&'scope crate::std::scope::Scope<'scope, 'env>) -> T,
-    {
-        crate::std::scope::scope_with(
-            &|task, mode| Engine::submit(&self.engine, task, mode, Priority::Normal),
-            f,
-        )
-    }
-
-    /// A [`TaskGroup`](crate::TaskGroup) on this pool: tasks spawned
-    /// together, joined as they complete, cancelled together. The group
-    /// holds the pool's engine, not this handle: it does not keep the pool
-    /// open (once the pool is released, its spawns are refused `Closed`).
-    ///
-    /// ```
-    /// let pool = antpool::Pool::new(4).unwrap();
-    /// let mut group = pool.group::<usize>();
-    /// for word in ["ant", "pool", "group"] {
-    ///     group.spawn(move || word.len()).unwrap();
-    /// }
-    /// assert_eq!(group.join_all().into_iter().map(Result::unwrap).collect::<Vec<_>>(), [3, 4, 5]);
-    /// ```
-    #[cfg(feature = "std")]
-    #[must_use]
-    pub fn group<T: Send + 'static>(&self) -> crate::std::group::TaskGroup<T> {
-        crate::std::group::TaskGroup::new(Box::new(self.engine.clone()))
+        crate::join::spawn_async::SpawnAsync::new(Box::pin(admit), handle)
     }
 
     /// Like [`submit`](Pool::submit), but never blocks: a saturated pool returns

@@ -38,8 +38,14 @@
 //! | an idle-worker policy (optional) | a [`WorkerQueue`] of [`IdleWorker`]s, known by [`WorkerId`] |
 
 pub use crate::clock::{Clock, Instant, ManualClock, ticks_at_least};
+#[cfg(feature = "std")]
+pub use crate::os::clock::StdClock;
+#[cfg(feature = "std")]
+pub use crate::os::lock::StdLock;
+#[cfg(feature = "std")]
+pub use crate::os::signal::StdSignal;
+#[cfg(feature = "std")]
+pub use crate::os::spawner::StdSpawner;
 pub use crate::queue::{IdleWorker, WorkerId, WorkerQueue};
 pub use crate::spawner::{Job, Signal, Spawner, SpinLock};
-#[cfg(feature = "std")]
-pub use crate::std::{StdClock, StdLock, StdSignal, StdSpawner};
 pub use lock_api;

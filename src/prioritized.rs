@@ -230,7 +230,7 @@ macro_rules! closure_view {
         pub fn spawn<T, R>(
             &self,
             f: T,
-        ) -> Result<crate::JoinHandle<R>, SubmitError<crate::Rejected<T>>>
+        ) -> Result<crate::join::handle::JoinHandle<R>, SubmitError<crate::error::Rejected<T>>>
         where
             T: FnOnce() -> R + Send + 'static,
             R: Send + 'static,
@@ -251,7 +251,7 @@ macro_rules! closure_view {
             &self,
             f: T,
             timeout: Duration,
-        ) -> Result<crate::JoinHandle<R>, SubmitError<crate::Rejected<T>>>
+        ) -> Result<crate::join::handle::JoinHandle<R>, SubmitError<crate::error::Rejected<T>>>
         where
             T: FnOnce() -> R + Send + 'static,
             R: Send + 'static,
@@ -268,7 +268,7 @@ macro_rules! closure_view {
         #[doc = concat!("```\nlet pool = ", $pool, ";\n")]
         #[doc = "let n = futures_executor::block_on(pool.with_priority(antpool::Priority::High).spawn_async(|| 4));\nassert_eq!(n.unwrap(), 4);\n```"]
         #[cfg(feature = "std")]
-        pub fn spawn_async<T, R>(&self, f: T) -> crate::SpawnAsync<T, R>
+        pub fn spawn_async<T, R>(&self, f: T) -> crate::join::spawn_async::SpawnAsync<T, R>
         where
             T: FnOnce() -> R + Send + 'static,
             R: Send + 'static,
@@ -350,7 +350,7 @@ macro_rules! func_view {
         #[doc = concat!("```\nlet pool = ", $pool, ";\n")]
         #[doc = "let h = pool.with_priority(antpool::Priority::High).call(5).unwrap();\nh.join().unwrap();\n```"]
         #[cfg(feature = "std")]
-        pub fn call(&self, arg: A) -> Result<crate::JoinHandle<F::Output>, SubmitError<A>> {
+        pub fn call(&self, arg: A) -> Result<crate::join::handle::JoinHandle<F::Output>, SubmitError<A>> {
             self.pool.call_at(arg, self.priority)
         }
     };
@@ -482,12 +482,12 @@ impl<A: Send + 'static, const N: usize, C: Clock, S: Spawner>
 #[cfg(feature = "std")]
 #[derive(Debug)]
 pub struct PrioritizedGroup<'a, T> {
-    group: &'a mut crate::TaskGroup<T>,
+    group: &'a mut crate::group::TaskGroup<T>,
     priority: Priority,
 }
 
 #[cfg(feature = "std")]
-impl<T: Send + 'static> crate::TaskGroup<T> {
+impl<T: Send + 'static> crate::group::TaskGroup<T> {
     /// This group seen through `priority`: the view's spawns submit at that
     /// level (see [`Pool::with_priority`]).
     ///
@@ -521,7 +521,10 @@ impl<T: Send + 'static> PrioritizedGroup<'_, T> {
     /// group.with_priority(antpool::Priority::High).spawn(|| 3).unwrap();
     /// assert_eq!(group.join_next().unwrap().unwrap(), 3);
     /// ```
-    pub fn spawn<F>(&mut self, f: F) -> Result<crate::TaskId, SubmitError<crate::Rejected<F>>>
+    pub fn spawn<F>(
+        &mut self,
+        f: F,
+    ) -> Result<crate::group::TaskId, SubmitError<crate::error::Rejected<F>>>
     where
         F: FnOnce() -> T + Send + 'static,
     {
@@ -540,7 +543,10 @@ impl<T: Send + 'static> PrioritizedGroup<'_, T> {
     /// group.with_priority(antpool::Priority::Low).try_spawn(|| 4).unwrap();
     /// assert_eq!(group.join_next().unwrap().unwrap(), 4);
     /// ```
-    pub fn try_spawn<F>(&mut self, f: F) -> Result<crate::TaskId, SubmitError<crate::Rejected<F>>>
+    pub fn try_spawn<F>(
+        &mut self,
+        f: F,
+    ) -> Result<crate::group::TaskId, SubmitError<crate::error::Rejected<F>>>
     where
         F: FnOnce() -> T + Send + 'static,
     {
@@ -564,7 +570,7 @@ impl<T: Send + 'static> PrioritizedGroup<'_, T> {
         &mut self,
         f: F,
         timeout: Duration,
-    ) -> Result<crate::TaskId, SubmitError<crate::Rejected<F>>>
+    ) -> Result<crate::group::TaskId, SubmitError<crate::error::Rejected<F>>>
     where
         F: FnOnce() -> T + Send + 'static,
     {
@@ -583,7 +589,7 @@ impl<T: Send + 'static> PrioritizedGroup<'_, T> {
     /// futures_executor::block_on(group.with_priority(antpool::Priority::High).spawn_async(|| 6)).unwrap();
     /// assert_eq!(group.join_next().unwrap().unwrap(), 6);
     /// ```
-    pub fn spawn_async<F>(&mut self, f: F) -> crate::GroupSpawnAsync<'_, F, T>
+    pub fn spawn_async<F>(&mut self, f: F) -> crate::group::GroupSpawnAsync<'_, F, T>
     where
         F: FnOnce() -> T + Send + 'static,
     {

@@ -8,7 +8,7 @@ use loom::sync::Arc;
 
 use super::list::List;
 use super::plain::Plain;
-use super::ring::loom_model as model;
+use super::ring_loom::model;
 
 /// Two pushers and a popper over a block's end: every value out once.
 #[test]

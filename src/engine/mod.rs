@@ -60,6 +60,8 @@ mod quiet;
 mod recorder;
 mod released;
 mod ring;
+#[cfg(all(test, antpool_loom))]
+mod ring_loom;
 mod spin;
 mod stamp;
 mod submit;
@@ -537,9 +539,9 @@ impl<F: Flavor> Engine<F> {
         self.counters.workers.fetch_add(1, Relaxed)
     }
 
-    pub(crate) fn stats(&self) -> crate::Stats {
+    pub(crate) fn stats(&self) -> crate::stats::Stats {
         let w = self.ctl.load();
-        crate::Stats {
+        crate::stats::Stats {
             running: w.threads(),
             idle: w.parked(),
             waiting: self.waiting(),

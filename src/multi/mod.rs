@@ -7,10 +7,9 @@
 //! struct and shared methods, and [`MultiPool`]; [`MultiPoolWithFunc`] is in
 //! `with_func.rs`.
 
-mod released;
 #[cfg(feature = "metrics")]
 mod reported;
-mod shards;
+pub(crate) mod shards;
 mod with_func;
 
 use core::fmt;
@@ -26,7 +25,6 @@ use crate::spawner::Spawner;
 use crate::task::SmallTask;
 use crate::task::Task;
 
-pub(crate) use released::MultiDrain;
 use shards::Shards;
 
 pub use with_func::MultiPoolWithFunc;
@@ -129,7 +127,7 @@ macro_rules! multi_methods {
         #[doc = "The counters summed over all pools; see [`Stats`](crate::Stats)."]
         #[doc = ""]
         #[doc = concat!("```\n", "let mp = ", $mp, ";\n", $submit, ";\n", "mp.wait_idle();\n", "assert_eq!(mp.stats().completed, 1);\n```")]
-        pub fn stats(&self) -> crate::Stats {
+        pub fn stats(&self) -> crate::stats::Stats {
             self.shards.stats()
         }
 
@@ -139,7 +137,7 @@ macro_rules! multi_methods {
         #[doc = ""]
         #[doc = concat!("```\n", "let mp = ", $mp, ";\n", $submit, ";\n", "mp.wait_idle();\n", "assert_eq!(mp.timings().run.count, 0); // Sampling::Off\n```")]
         #[cfg(feature = "timings")]
-        pub fn timings(&self) -> crate::Timings {
+        pub fn timings(&self) -> crate::timings::Timings {
             self.shards.timings()
         }
 
@@ -302,7 +300,7 @@ macro_rules! multi_struct {
             C: Clock,
             S: Spawner,
         {
-            pub(in crate::multi) shards: Shards<$pool>,
+            pub(crate) shards: Shards<$pool>,
         }
     };
 }
@@ -326,7 +324,7 @@ multi_struct!(
     /// assert_eq!(mp.cap(), Some(40));
     /// mp.release_timeout(Duration::from_secs(5)).unwrap();
     /// ```
-    MultiPool<> => Pool<Q, C, S>; where (); Q = crate::IdleQueue, C = crate::std::StdClock, S = crate::std::StdSpawner
+    MultiPool<> => Pool<Q, C, S>; where (); Q = crate::queue::IdleQueue, C = crate::os::clock::StdClock, S = crate::os::spawner::StdSpawner
 );
 #[cfg(not(feature = "std"))]
 multi_struct!(
@@ -465,7 +463,7 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
     pub fn spawn<F, R>(
         &self,
         f: F,
-    ) -> Result<crate::std::join::JoinHandle<R>, SubmitError<crate::error::Rejected<F>>>
+    ) -> Result<crate::join::handle::JoinHandle<R>, SubmitError<crate::error::Rejected<F>>>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
@@ -480,12 +478,12 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
         f: F,
         mode: Mode,
         priority: Priority,
-    ) -> Result<crate::std::join::JoinHandle<R>, SubmitError<crate::error::Rejected<F>>>
+    ) -> Result<crate::join::handle::JoinHandle<R>, SubmitError<crate::error::Rejected<F>>>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        crate::std::join::spawn_with(f, |job| self.shards.submit(job, mode, priority))
+        crate::join::handle::spawn_with(f, |job| self.shards.submit(job, mode, priority))
     }
 
     /// [`submit`](MultiPool::submit) for async code: waits for room on the
@@ -560,7 +558,7 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
     /// assert_eq!(n.unwrap(), 42);
     /// ```
     #[cfg(feature = "std")]
-    pub fn spawn_async<F, R>(&self, f: F) -> crate::std::spawn_async::SpawnAsync<F, R>
+    pub fn spawn_async<F, R>(&self, f: F) -> crate::join::spawn_async::SpawnAsync<F, R>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
@@ -574,63 +572,14 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
         &self,
         f: F,
         priority: Priority,
-    ) -> crate::std::spawn_async::SpawnAsync<F, R>
+    ) -> crate::join::spawn_async::SpawnAsync<F, R>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        let (handle, task) = crate::std::join::spawned(f);
+        let (handle, task) = crate::join::handle::spawned(f);
         let admit = self.shards.submit_async(task, false, priority);
-        crate::std::spawn_async::SpawnAsync::new(alloc::boxed::Box::pin(admit), handle)
-    }
-
-    /// Runs `f` with a [`Scope`](crate::Scope) whose tasks go to the pools by
-    /// the load-balancing rule and may borrow from the caller's stack; see
-    /// [`Pool::scope`](crate::Pool::scope).
-    ///
-    /// # Panics
-    ///
-    /// As [`Pool::scope`](crate::Pool::scope): with `f`'s panic, or when a task
-    /// panicked unjoined, once every task has finished.
-    ///
-    /// ```
-    /// use antpool::{LoadBalancing, MultiPool};
-    /// let mp = MultiPool::new(2, 2, LoadBalancing::RoundRobin).unwrap();
-    /// let names = ["a", "bb", "ccc"];
-    /// let total: usize = mp.scope(|s| {
-    ///     let hs: Vec<_> = names.iter().map(|n| s.spawn(|| n.len()).unwrap()).collect();
-    ///     hs.into_iter().map(|h| h.join().unwrap()).sum()
-    /// });
-    /// assert_eq!(total, 6);
-    /// ```
-    #[cfg(feature = "std")]
-    pub fn scope<'env, F, T>(&self, f: F) -> T
-    where
-        F: for<'scope> FnOnce(&'scope crate::std::scope::Scope<'scope, 'env>) -> T,
-    {
-        crate::std::scope::scope_with(
-            &|task, mode| self.shards.submit(task, mode, Priority::Normal),
-            f,
-        )
-    }
-
-    /// A [`TaskGroup`](crate::TaskGroup) whose tasks go to the pools by the
-    /// load-balancing rule; see [`Pool::group`](crate::Pool::group). It holds
-    /// the pools' engines, not the multi-pool: it does not keep it open.
-    ///
-    /// ```
-    /// use antpool::{LoadBalancing, MultiPool};
-    /// let mp = MultiPool::new(2, 2, LoadBalancing::RoundRobin).unwrap();
-    /// let mut group = mp.group::<u32>();
-    /// for n in 1..=6 {
-    ///     group.spawn(move || n).unwrap();
-    /// }
-    /// assert_eq!(group.join_all().into_iter().map(Result::unwrap).sum::<u32>(), 21);
-    /// ```
-    #[cfg(feature = "std")]
-    #[must_use]
-    pub fn group<T: Send + 'static>(&self) -> crate::std::group::TaskGroup<T> {
-        crate::std::group::TaskGroup::new(alloc::boxed::Box::new(self.shards.engines_only()))
+        crate::join::spawn_async::SpawnAsync::new(alloc::boxed::Box::pin(admit), handle)
     }
 
     multi_methods! {

@@ -22,7 +22,7 @@ use crate::spawner::Spawner;
 use crate::stats::Stats;
 
 use super::LoadBalancing;
-use super::released::MultiDrain;
+use crate::release::MultiDrain;
 
 /// A pool face the multi-pools are made of.
 pub(crate) trait Shard {
@@ -152,7 +152,7 @@ impl<P: Shard> Shards<P> {
         }
     }
 
-    pub(super) fn submit(
+    pub(crate) fn submit(
         &self,
         task: TaskOf<P>,
         mode: Mode,
@@ -191,7 +191,7 @@ impl<P: Shard> Shards<P> {
     /// (`nonblocking`, `max_blocking_tasks`). The future holds the pools'
     /// engines, not the multi-pool: it is `'static`. `wake_served`: see
     /// [`Admit::new`].
-    pub(super) fn submit_async(
+    pub(crate) fn submit_async(
         &self,
         task: TaskOf<P>,
         wake_served: bool,
@@ -402,29 +402,5 @@ impl<P: Shard> Shards<P> {
             let left = timeout.saturating_sub(engine.now().saturating_duration_since(start));
             engine.wait_idle(Some(left))
         })
-    }
-}
-
-#[cfg(feature = "std")]
-impl<F> crate::std::group::Target for Shards<Arc<Engine<F>>>
-where
-    F: Flavor<Task = crate::task::SmallTask>,
-    Engine<F>: Send + Sync,
-{
-    fn submit(
-        &self,
-        task: crate::task::SmallTask,
-        mode: Mode,
-        priority: Priority,
-    ) -> Result<(), SubmitError<crate::task::SmallTask>> {
-        Shards::submit(self, task, mode, priority)
-    }
-
-    fn admit(
-        &self,
-        task: crate::task::SmallTask,
-        priority: Priority,
-    ) -> crate::std::spawn_async::Admission {
-        Box::pin(self.submit_async(task, true, priority))
     }
 }

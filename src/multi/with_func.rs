@@ -42,7 +42,7 @@ multi_struct!(
     /// assert_eq!(total.load(Ordering::Relaxed), 5050);
     /// ```
     MultiPoolWithFunc<A, F> => PoolWithFunc<A, F, Q, C, S>;
-    where (A: Send + 'static, F: WorkFn<A>,); Q = crate::IdleQueue, C = crate::std::StdClock, S = crate::std::StdSpawner
+    where (A: Send + 'static, F: WorkFn<A>,); Q = crate::queue::IdleQueue, C = crate::os::clock::StdClock, S = crate::os::spawner::StdSpawner
 );
 #[cfg(not(feature = "std"))]
 multi_struct!(
@@ -237,7 +237,10 @@ where
     /// assert_eq!(mf.call(41).unwrap().join().unwrap(), 42);
     /// ```
     #[cfg(feature = "std")]
-    pub fn call(&self, arg: A) -> Result<crate::JoinHandle<F::Output>, SubmitError<A>> {
+    pub fn call(
+        &self,
+        arg: A,
+    ) -> Result<crate::join::handle::JoinHandle<F::Output>, SubmitError<A>> {
         self.call_at(arg, Priority::Normal)
     }
 
@@ -247,8 +250,8 @@ where
         &self,
         arg: A,
         priority: Priority,
-    ) -> Result<crate::JoinHandle<F::Output>, SubmitError<A>> {
-        let (handle, reply) = crate::std::join::pair();
+    ) -> Result<crate::join::handle::JoinHandle<F::Output>, SubmitError<A>> {
+        let (handle, reply) = crate::join::handle::pair();
         self.shards
             .submit(Call::with_reply(arg, reply), Mode::Block, priority)
             .map_err(|e| e.map(Call::into_arg))?;

@@ -1,4 +1,4 @@
-//! Models of a task group (`src/std/group/`): the group's abort racing a
+//! Models of a task group (`src/group/`): the group's abort racing a
 //! worker that begins the task (the slot's phase decides, and whoever wins
 //! queues the one completion), a failure under `cancel_on_error` cancelling
 //! what begins after it while the joiner waits, and a token cancelled on

@@ -1,4 +1,4 @@
-//! Models of a task's result slot (`src/std/slot.rs`: one atomic byte, the
+//! Models of a task's result slot (`src/join/slot.rs`: one atomic byte, the
 //! result and the joiner's waker, no lock): the fill racing a blocking join, a
 //! joiner that changes its waker while the fill races it, and an abort racing
 //! both — the joiner is woken (a lost wake-up deadlocks, which loom reports)

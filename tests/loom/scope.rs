@@ -1,4 +1,4 @@
-//! A model of a scope (`src/std/scope.rs`, "Scoped tasks" in
+//! A model of a scope (`src/scope.rs`, "Scoped tasks" in
 //! `engine/README.md`): the scope returns only once its detached tasks are
 //! gone, and what they wrote to the caller's stack is visible after it.
 

@@ -11,7 +11,7 @@ use core::pin::Pin;
 use core::task::{Context, Poll};
 use core::time::Duration;
 
-use crate::std::join_error::JoinError;
+use crate::join::error::JoinError;
 
 use super::TaskGroup;
 use super::shared::{Entry, TaskId};

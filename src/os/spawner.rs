@@ -7,7 +7,8 @@ use ::std::thread;
 use core::ffi::c_void;
 use core::fmt;
 
-use super::{StdLock, StdSignal};
+use super::lock::StdLock;
+use super::signal::StdSignal;
 use crate::spawner::{Job, Spawner};
 
 /// Starts each worker on its own OS thread, named `"{prefix}-{index}"`, where

@@ -41,10 +41,16 @@ use loom::sync::{Condvar, Mutex};
 #[cfg(not(antpool_loom))]
 use std::sync::{Condvar, Mutex};
 
-use super::join::{Holder, Reply, Slot, call};
-use super::join_error::JoinError;
-use crate::engine::Mode;
+use crate::clock::Clock;
+use crate::engine::{Engine, Mode};
 use crate::error::SubmitError;
+use crate::join::error::JoinError;
+use crate::join::handle::{Holder, Reply, Slot, call};
+use crate::multi::MultiPool;
+use crate::pool::Pool;
+use crate::priority::Priority;
+use crate::queue::WorkerQueue;
+use crate::spawner::Spawner;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 use crate::task::{Runnable, SmallTask, Task};
 
@@ -471,5 +477,80 @@ where
             panic!("antpool: a scoped task panicked and was not joined")
         }
         Ok(value) => value,
+    }
+}
+
+/// `scope` on the pools that run closures (here, beside the scope it makes).
+impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
+    /// Runs `f` with a [`Scope`](crate::Scope) whose tasks may borrow from the
+    /// caller's stack (as `std::thread::scope` does for threads), and returns
+    /// what `f` returned once every task spawned in it has finished.
+    ///
+    /// `s.spawn` runs a task on this pool as [`spawn`](Pool::spawn) would (it
+    /// blocks while the pool is saturated) and hands back a
+    /// [`ScopedJoinHandle`](crate::ScopedJoinHandle).
+    ///
+    /// # Panics
+    ///
+    /// If `f` panics, once every task has finished, with `f`'s payload; if a
+    /// task panicked and its handle was not joined, once every task has
+    /// finished. Called from one of this pool's own tasks it can deadlock a
+    /// full pool, as nested `submit` can.
+    ///
+    /// A task of the scope that is taken out of the pool unrun — by
+    /// [`release_drain`](Pool::release_drain) — keeps the scope waiting until
+    /// it is run or dropped.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    /// let pool = antpool::Pool::new(4).unwrap();
+    /// let data: Vec<u64> = (1..=10_000).collect();
+    /// let total = AtomicU64::new(0);
+    /// pool.scope(|s| {
+    ///     for chunk in data.chunks(1024) {
+    ///         s.spawn(|| { total.fetch_add(chunk.iter().sum(), Relaxed); }).unwrap();
+    ///     }
+    /// }); // every task has finished here
+    /// assert_eq!(total.into_inner(), 50_005_000);
+    /// ```
+    pub fn scope<'env, F, T>(&self, f: F) -> T
+    where
+        F: for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> T,
+    {
+        scope_with(
+            &|task, mode| Engine::submit(self.engine(), task, mode, Priority::Normal),
+            f,
+        )
+    }
+}
+
+impl<Q: WorkerQueue, C: Clock, S: Spawner> MultiPool<Q, C, S> {
+    /// Runs `f` with a [`Scope`](crate::Scope) whose tasks go to the pools by
+    /// the load-balancing rule and may borrow from the caller's stack; see
+    /// [`Pool::scope`](crate::Pool::scope).
+    ///
+    /// # Panics
+    ///
+    /// As [`Pool::scope`](crate::Pool::scope): with `f`'s panic, or when a task
+    /// panicked unjoined, once every task has finished.
+    ///
+    /// ```
+    /// use antpool::{LoadBalancing, MultiPool};
+    /// let mp = MultiPool::new(2, 2, LoadBalancing::RoundRobin).unwrap();
+    /// let names = ["a", "bb", "ccc"];
+    /// let total: usize = mp.scope(|s| {
+    ///     let hs: Vec<_> = names.iter().map(|n| s.spawn(|| n.len()).unwrap()).collect();
+    ///     hs.into_iter().map(|h| h.join().unwrap()).sum()
+    /// });
+    /// assert_eq!(total, 6);
+    /// ```
+    pub fn scope<'env, F, T>(&self, f: F) -> T
+    where
+        F: for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> T,
+    {
+        scope_with(
+            &|task, mode| self.shards.submit(task, mode, Priority::Normal),
+            f,
+        )
     }
 }

@@ -18,9 +18,9 @@ use loom::sync::{Condvar, Mutex, MutexGuard};
 #[cfg(not(antpool_loom))]
 use std::sync::{Condvar, Mutex, MutexGuard};
 
-use crate::std::join::{Holder, Reply, Slot, call};
-use crate::std::join_error::JoinError;
-use crate::std::panic::note_skipped;
+use crate::guard::panic::note_skipped;
+use crate::join::error::JoinError;
+use crate::join::handle::{Holder, Reply, Slot, call};
 use crate::sync::{AtomicU8, AtomicUsize, Ordering};
 use crate::task::{Runnable, Task};
 

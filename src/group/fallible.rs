@@ -6,7 +6,7 @@
 use ::std::vec::Vec;
 use core::fmt;
 
-use crate::std::join_error::JoinError;
+use crate::join::error::JoinError;
 
 use super::TaskGroup;
 

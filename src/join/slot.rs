@@ -30,7 +30,7 @@ use core::task::{Context, Poll, Waker};
 
 use crate::sync::{AtomicU8, Cell, Ordering};
 
-use super::join_error::JoinError;
+use super::error::JoinError;
 
 /// The phase bits.
 const PHASE: u8 = 0b11;
@@ -137,7 +137,7 @@ impl<R> Slot<R> {
             let unclaimed = self.value.with_mut(|v| unsafe { (*v).take() });
             if let Some(Err(e)) = unclaimed {
                 if let Ok(payload) = e.try_into_panic() {
-                    super::panic::note_unclaimed_panic(payload);
+                    crate::guard::panic::note_unclaimed_panic(payload);
                 }
             }
             return;

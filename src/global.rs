@@ -114,7 +114,7 @@ where
 /// let n = futures_executor::block_on(antpool::spawn_async(|| 40 + 2)).unwrap();
 /// assert_eq!(n, 42);
 /// ```
-pub fn spawn_async<F, R>(f: F) -> crate::std::spawn_async::SpawnAsync<F, R>
+pub fn spawn_async<F, R>(f: F) -> crate::join::spawn_async::SpawnAsync<F, R>
 where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
@@ -134,7 +134,7 @@ where
 /// ```
 pub fn spawn<F, R>(
     f: F,
-) -> Result<crate::std::join::JoinHandle<R>, SubmitError<crate::error::Rejected<F>>>
+) -> Result<crate::join::handle::JoinHandle<R>, SubmitError<crate::error::Rejected<F>>>
 where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
@@ -174,7 +174,7 @@ where
 /// ```
 pub fn scope<'env, F, T>(f: F) -> T
 where
-    F: for<'scope> FnOnce(&'scope crate::std::scope::Scope<'scope, 'env>) -> T,
+    F: for<'scope> FnOnce(&'scope crate::scope::Scope<'scope, 'env>) -> T,
 {
     pool().scope(f)
 }
@@ -191,7 +191,7 @@ where
 /// assert_eq!(squares, [0, 1, 4, 9]);
 /// ```
 #[must_use]
-pub fn group<T: Send + 'static>() -> crate::std::group::TaskGroup<T> {
+pub fn group<T: Send + 'static>() -> crate::group::TaskGroup<T> {
     pool().group()
 }
 

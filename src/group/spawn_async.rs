@@ -12,7 +12,7 @@ use core::pin::Pin;
 use core::task::{Context, Poll};
 
 use crate::error::{Rejected, SubmitError};
-use crate::std::spawn_async::Admission;
+use crate::join::spawn_async::Admission;
 
 use super::TaskGroup;
 use super::shared::{Entry, TaskId};

@@ -28,8 +28,7 @@ use crate::engine::Outcome;
 use crate::error::{Rejected, SubmitError};
 use crate::task::{Runnable, SmallTask, Task};
 
-use super::abort::{AbortHandle, AbortOnDrop};
-use super::join_error::JoinError;
+use super::error::JoinError;
 pub(crate) use super::slot::Slot;
 
 /// A handle to a task's result: [`join`](JoinHandle::join) blocks for it,
@@ -47,7 +46,7 @@ pub(crate) use super::slot::Slot;
 /// ```
 #[must_use = "a dropped JoinHandle detaches its task; call join() or await it to get the result"]
 pub struct JoinHandle<R> {
-    slot: Arc<Slot<R>>,
+    pub(super) slot: Arc<Slot<R>>,
 }
 
 /// What holds a task's slot for its [`Reply`]: the slot itself, a scoped
@@ -115,7 +114,7 @@ where
     fn run(self) {
         if !self.reply.begin() {
             // Aborted: `f` is dropped unrun, the handle reports cancelled.
-            super::panic::note_skipped();
+            crate::guard::panic::note_skipped();
             return;
         }
         // The outcome reaches the pool's statistics through the panic note.
@@ -176,7 +175,7 @@ pub(crate) fn call<R>(f: impl FnOnce() -> R) -> (Result<R, JoinError>, Outcome) 
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(value) => (Ok(value), Outcome::Completed),
         Err(payload) => {
-            super::panic::note_caught_panic(&*payload);
+            crate::guard::panic::note_caught_panic(&*payload);
             (Err(JoinError::panicked(payload)), Outcome::Panicked)
         }
     }
@@ -330,54 +329,6 @@ impl<R> JoinHandle<R> {
     #[allow(clippy::must_use_candidate)]
     pub fn abort(&self) -> bool {
         self.slot.cancel()
-    }
-
-    /// A handle that can abort this task from anywhere, apart from this
-    /// handle: [`Clone`], `Send + Sync`, and without the result's type (as
-    /// tokio's `AbortHandle`). Aborting through it is
-    /// [`abort`](JoinHandle::abort).
-    ///
-    /// ```
-    /// use std::sync::mpsc;
-    /// let pool = antpool::Pool::builder().capacity(1).max_queued_tasks(4).build().unwrap();
-    /// let (hold, wait) = mpsc::channel::<()>();
-    /// pool.submit(move || { let _ = wait.recv(); }).unwrap();
-    /// let queued = pool.spawn(|| 7).unwrap();
-    /// let abort = queued.abort_handle();
-    /// std::thread::spawn(move || assert!(abort.abort())).join().unwrap();
-    /// assert!(queued.join().unwrap_err().is_cancelled());
-    /// drop(hold);
-    /// ```
-    #[must_use]
-    pub fn abort_handle(&self) -> AbortHandle
-    where
-        R: Send + 'static,
-    {
-        AbortHandle::new(self.slot.clone())
-    }
-
-    /// This handle, made to abort its task when it is dropped (tokio-util's
-    /// `AbortOnDropHandle`): a task still queued then never runs. Join or
-    /// await the guard as the handle itself; [`detach`](AbortOnDrop::detach)
-    /// takes the handle back out.
-    ///
-    /// ```
-    /// use std::sync::mpsc;
-    /// let pool = antpool::Pool::builder().capacity(1).max_queued_tasks(4).build().unwrap();
-    /// let (hold, wait) = mpsc::channel::<()>();
-    /// pool.submit(move || { let _ = wait.recv(); }).unwrap();
-    /// let guarded = pool.spawn(|| unreachable!("aborted when its guard dropped")).unwrap().abort_on_drop();
-    /// drop(guarded); // queued: it never runs
-    /// drop(hold);
-    /// pool.wait_idle();
-    /// assert_eq!(pool.stats().completed, 1);
-    /// ```
-    pub fn abort_on_drop(self) -> AbortOnDrop<JoinHandle<R>>
-    where
-        R: Send + 'static,
-    {
-        let abort = self.abort_handle();
-        AbortOnDrop::new(self, abort)
     }
 }
 

@@ -31,8 +31,8 @@ use crate::error::SubmitError;
 use crate::task::SmallTask;
 
 use super::abort::{AbortHandle, AbortOnDrop};
-use super::join::{JoinHandle, hand_back};
-use super::join_error::SpawnError;
+use super::error::SpawnError;
+use super::handle::{JoinHandle, hand_back};
 
 /// The admission stage: a pool's `Admit` future, or a multi-pool's.
 pub(crate) type Admission =

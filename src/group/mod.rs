@@ -47,6 +47,7 @@
 //! that detached its tasks) marks it abandoned and empties it, and later
 //! completions are dropped where they happen, so nothing keeps a cycle alive.
 
+mod faces;
 mod fallible;
 mod join;
 mod shared;

@@ -1,6 +1,6 @@
-//! What a worker does besides its tasks, as a builder collects it: the panic
-//! handler, and the hooks that run on the worker's own thread when it starts
-//! (before its first task) and when it stops (expiry, tune down, release).
+//! The builders' `panic_handler`, `on_worker_start` and `on_worker_stop`:
+//! what a worker does besides its tasks (kept in a [`Policy`], which the
+//! workers' [`Catching`](crate::guard::panic::Catching) applies).
 //!
 //! They need `std` (the panic of a hook is caught and reported, as a task's
 //! is); a static pool on an RTOS has neither yet.
@@ -8,31 +8,8 @@
 use ::std::sync::Arc;
 
 use crate::builder::Builder;
-
-/// A worker hook: runs on the worker's thread.
-pub(crate) type Hook = Arc<dyn Fn() + Send + Sync + 'static>;
-
-/// The panic handler and the worker hooks of one pool.
-#[derive(Clone)]
-pub(crate) struct Policy {
-    /// Gets the payload of a task or hook that panicked (default: log it).
-    pub(crate) panic_handler: Option<super::panic::PanicHandler>,
-    /// Runs when a worker starts, before its first task.
-    pub(crate) on_start: Option<Hook>,
-    /// Runs when a worker stops, as the last thing it does.
-    pub(crate) on_stop: Option<Hook>,
-}
-
-impl Policy {
-    /// No handler, no hooks, in a `const` context.
-    pub(crate) const fn none() -> Self {
-        Policy {
-            panic_handler: None,
-            on_start: None,
-            on_stop: None,
-        }
-    }
-}
+#[cfg(doc)]
+use crate::guard::policy::Policy;
 
 impl<M, Q, C, S> Builder<M, Q, C, S> {
     /// What to do with the payload of a task that panicked (the worker

@@ -7,23 +7,10 @@ use ::std::cell::Cell;
 use ::std::mem::ManuallyDrop;
 use ::std::panic::{AssertUnwindSafe, catch_unwind};
 use ::std::string::String;
-use ::std::sync::Arc;
 
-use super::hooks::{Hook, Policy};
+use super::policy::{Hook, Policy};
 use crate::engine::{Execute, Outcome};
 use crate::trace::trace_event;
-
-/// A panic handler: receives the payload of a task that panicked, on the worker
-/// thread that ran it. Set with the builders' `panic_handler`.
-///
-/// ```
-/// let handler: antpool::PanicHandler = std::sync::Arc::new(|payload| {
-///     let msg = payload.downcast_ref::<&str>().copied().unwrap_or("?");
-///     eprintln!("task panicked: {msg}");
-/// });
-/// # drop(handler);
-/// ```
-pub type PanicHandler = Arc<dyn Fn(Box<dyn Any + Send>) + Send + Sync + 'static>;
 
 /// What a task that returned normally tells its executor about itself.
 enum Note {

@@ -1,6 +1,7 @@
 //! Where a group's tasks go: the engine of a [`Pool`](crate::Pool) (also the
 //! default pool's), or a [`MultiPool`](crate::MultiPool)'s engines with its
-//! load balancing (`multi/shards.rs`). A group holds this, not the pool's
+//! load balancing (`multi/shards.rs`): a multi-pool's `Target` is here,
+//! beside the trait, so the faces below know nothing of groups. A group holds this, not the pool's
 //! handle, as workers do: it never keeps a pool open.
 
 use ::std::boxed::Box;
@@ -8,8 +9,9 @@ use ::std::sync::Arc;
 
 use crate::engine::{Admit, Engine, Flavor, Mode};
 use crate::error::SubmitError;
+use crate::join::spawn_async::Admission;
+use crate::multi::shards::Shards;
 use crate::priority::Priority;
-use crate::std::spawn_async::Admission;
 use crate::task::SmallTask;
 
 /// A pool a group submits to, by its engine(s).
@@ -47,5 +49,24 @@ where
             true,
             priority,
         ))
+    }
+}
+
+impl<F> Target for Shards<Arc<Engine<F>>>
+where
+    F: Flavor<Task = SmallTask>,
+    Engine<F>: Send + Sync,
+{
+    fn submit(
+        &self,
+        task: SmallTask,
+        mode: Mode,
+        priority: Priority,
+    ) -> Result<(), SubmitError<SmallTask>> {
+        Shards::submit(self, task, mode, priority)
+    }
+
+    fn admit(&self, task: SmallTask, priority: Priority) -> Admission {
+        Box::pin(self.submit_async(task, true, priority))
     }
 }

@@ -1,6 +1,6 @@
 //! [`JoinError`]: why a spawned task produced no value — it panicked (the
 //! error holds the payload) or it was cancelled — as a
-//! [`JoinHandle`](super::join::JoinHandle) (`join.rs`) or a
+//! [`JoinHandle`](super::handle::JoinHandle) (`join.rs`) or a
 //! [`ScopedJoinHandle`](super::scope::ScopedJoinHandle) (`scope.rs`) reports it;
 //! and [`SpawnError`], what `spawn_async`'s one `.await` reports: that, or the
 //! closure rejected before it was ever submitted.
@@ -56,7 +56,7 @@ unsafe impl Sync for Payload {}
 impl Payload {
     /// The payload's text, when it is a string (the `Sync` view of it).
     fn message(&self) -> Option<&str> {
-        super::panic::panic_message(&*self.0)
+        crate::guard::panic::panic_message(&*self.0)
     }
 }
 
@@ -103,7 +103,7 @@ impl JoinError {
 
     /// Whether the task was dropped without running (handed back by
     /// `release_drain`, say, and not run by the caller), or aborted
-    /// ([`JoinHandle::abort`](super::join::JoinHandle::abort)).
+    /// ([`JoinHandle::abort`](super::handle::JoinHandle::abort)).
     ///
     /// ```
     /// use std::sync::mpsc;
@@ -174,7 +174,9 @@ impl fmt::Display for JoinError {
             Kind::Panicked(payload) => write!(
                 f,
                 "the task panicked: {}",
-                payload.message().unwrap_or(super::panic::NOT_A_STRING)
+                payload
+                    .message()
+                    .unwrap_or(crate::guard::panic::NOT_A_STRING)
             ),
             Kind::Cancelled => f.write_str("the task was dropped before it ran"),
         }

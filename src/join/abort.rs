@@ -11,8 +11,8 @@ use core::mem::ManuallyDrop;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
-use super::join::JoinHandle;
-use super::join_error::JoinError;
+use super::error::JoinError;
+use super::handle::JoinHandle;
 use super::slot::Slot;
 
 /// What an [`AbortHandle`] needs of a slot, whatever its result type.
@@ -226,5 +226,57 @@ impl<T: fmt::Debug> fmt::Debug for AbortOnDrop<T> {
         f.debug_struct("AbortOnDrop")
             .field("inner", &self.inner)
             .finish()
+    }
+}
+
+/// The ways to abort a task apart from its handle (here, beside the types
+/// they make).
+impl<R> JoinHandle<R> {
+    /// A handle that can abort this task from anywhere, apart from this
+    /// handle: [`Clone`], `Send + Sync`, and without the result's type (as
+    /// tokio's `AbortHandle`). Aborting through it is
+    /// [`abort`](JoinHandle::abort).
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// let pool = antpool::Pool::builder().capacity(1).max_queued_tasks(4).build().unwrap();
+    /// let (hold, wait) = mpsc::channel::<()>();
+    /// pool.submit(move || { let _ = wait.recv(); }).unwrap();
+    /// let queued = pool.spawn(|| 7).unwrap();
+    /// let abort = queued.abort_handle();
+    /// std::thread::spawn(move || assert!(abort.abort())).join().unwrap();
+    /// assert!(queued.join().unwrap_err().is_cancelled());
+    /// drop(hold);
+    /// ```
+    #[must_use]
+    pub fn abort_handle(&self) -> AbortHandle
+    where
+        R: Send + 'static,
+    {
+        AbortHandle::new(self.slot.clone())
+    }
+
+    /// This handle, made to abort its task when it is dropped (tokio-util's
+    /// `AbortOnDropHandle`): a task still queued then never runs. Join or
+    /// await the guard as the handle itself; [`detach`](AbortOnDrop::detach)
+    /// takes the handle back out.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// let pool = antpool::Pool::builder().capacity(1).max_queued_tasks(4).build().unwrap();
+    /// let (hold, wait) = mpsc::channel::<()>();
+    /// pool.submit(move || { let _ = wait.recv(); }).unwrap();
+    /// let guarded = pool.spawn(|| unreachable!("aborted when its guard dropped")).unwrap().abort_on_drop();
+    /// drop(guarded); // queued: it never runs
+    /// drop(hold);
+    /// pool.wait_idle();
+    /// assert_eq!(pool.stats().completed, 1);
+    /// ```
+    pub fn abort_on_drop(self) -> AbortOnDrop<JoinHandle<R>>
+    where
+        R: Send + 'static,
+    {
+        let abort = self.abort_handle();
+        AbortOnDrop::new(self, abort)
     }
 }
