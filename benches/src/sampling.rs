@@ -1,8 +1,10 @@
-//! How the antpool rows' pools time their tasks: not at all (the default
-//! build), or — features `timings-one-in-16` and `timings-every`, which turn on
-//! antpool's `timings` — one task in 16, or every task. Measured against a
-//! `--baseline-exe` built without either feature, the `@base` rows' ratios
-//! are the cost of the timings:
+//! How the antpool rows' pools are built beyond their mode: plain (the
+//! default build); timing their tasks — features `timings-one-in-16` and
+//! `timings-every`, which turn on antpool's `timings` — one task in 16, or
+//! every task; or with `priorities(true)` (feature `priorities`: a lane and a
+//! line per level, every task submitted at `Normal`). Measured against a
+//! `--baseline-exe` built without the feature, the `@base` rows' ratios are
+//! the cost of the timings, or of the levels:
 //!
 //! ```text
 //! cargo build --release -p antpool-bench --target-dir /tmp/off          # the baseline
@@ -17,6 +19,8 @@ pub fn builder() -> antpool::PoolBuilder {
     let builder = builder.timings(antpool::Sampling::Every);
     #[cfg(all(feature = "timings-one-in-16", not(feature = "timings-every")))]
     let builder = builder.timings(antpool::Sampling::OneIn(16));
+    #[cfg(feature = "priorities")]
+    let builder = builder.priorities(true);
     builder
 }
 

@@ -95,18 +95,21 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
         self.normal.push_now(task)
     }
 
-    /// Takes the oldest task of the highest level that has one.
+    /// Takes the oldest task of the highest level that has one. The `High`
+    /// and `Low` lanes are looked at (loads) before they are popped: a pop
+    /// of an empty spill queue costs a `SeqCst` fence, which every take of a
+    /// `Normal` task would pay for the empty `High` lane above it. A push
+    /// the look misses is one racing this pop (it is taken next, or found by
+    /// the handshake before the worker parks: `has_ready` reads every lane).
     // Inlined into the hot paths: a task passed by value through a call is
     // copied through memory (engine README, cost model).
     #[inline(always)]
     pub(crate) fn pop(&self) -> Option<Stamped<T>> {
         #[cfg(feature = "alloc")]
         if let Some(extra) = &self.extra {
-            return extra
-                .high
-                .pop()
+            return pop_seen(&extra.high)
                 .or_else(|| self.normal.pop())
-                .or_else(|| extra.low.pop());
+                .or_else(|| pop_seen(&extra.low));
         }
         self.normal.pop()
     }
@@ -250,6 +253,16 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
         }
         let _ = level;
         self.normal.len()
+    }
+}
+
+/// Pops `lane` if it does not look empty (see [`Lanes::pop`]).
+#[cfg(feature = "alloc")]
+#[inline(always)]
+fn pop_seen<T: Send + 'static, S: Slots<T>>(lane: &Transport<T, S>) -> Option<Stamped<T>> {
+    match lane.looks_empty() {
+        true => None,
+        false => lane.pop(),
     }
 }
 
