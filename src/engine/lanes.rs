@@ -67,7 +67,9 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
     /// back when that bounded lane is full, or the lanes are closed
     /// ([`is_closed`](Self::is_closed) tells which). Feature `timings`: with
     /// the stamp `stamp_at` gives for the position it takes in its lane (see
-    /// [`Transport::push`]).
+    /// [`Transport::push`]), which the `High` and `Low` lanes mark with their
+    /// level ([`Stamp::at_level`]: the worker records its queue wait there;
+    /// an unmarked stamp is `Normal`'s).
     // Inlined into the hot paths: a task passed by value through a call is
     // copied through memory (engine README, cost model).
     #[inline(always)]
@@ -79,9 +81,11 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
     ) -> Result<(), T> {
         #[cfg(feature = "alloc")]
         if let Some(extra) = &self.extra {
+            #[cfg(feature = "timings")]
+            let marked = &|position, last| stamp_at(position, last).at_level(level);
             match level {
-                Priority::High => return with_stamp!(extra.high, push(task) ; stamp_at),
-                Priority::Low => return with_stamp!(extra.low, push(task) ; stamp_at),
+                Priority::High => return with_stamp!(extra.high, push(task) ; marked),
+                Priority::Low => return with_stamp!(extra.low, push(task) ; marked),
                 Priority::Normal => {}
             }
         }

@@ -524,11 +524,14 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// Gives a heap pool with `priorities(true)` its `High` and `Low` lanes,
-    /// like its `Normal` one (`ring_size` slots each), before it serves.
+    /// like its `Normal` one (`ring_size` slots each), before it serves
+    /// (feature `timings`: and its queue waits' histograms per level).
     #[cfg(feature = "alloc")]
     pub(crate) fn add_levels(&mut self, ring_size: usize) {
         if self.config.priorities {
             self.lane.add_levels(ring_size, self.config.growth());
+            #[cfg(feature = "timings")]
+            self.recorder.add_levels();
         }
     }
 
@@ -558,6 +561,13 @@ impl<F: Flavor> Engine<F> {
     #[cfg(feature = "metrics")]
     pub(crate) fn label(&self) -> Option<&'static str> {
         self.config.label
+    }
+
+    /// Whether the timings keep `queue_wait` per level (the facade's
+    /// `priority` label).
+    #[cfg(feature = "metrics")]
+    pub(crate) fn times_levels(&self) -> bool {
+        self.recorder.has_levels()
     }
 
     pub(crate) fn cap(&self) -> Option<usize> {

@@ -261,11 +261,12 @@ impl<F: Flavor> Engine<F> {
             .and_then(|level| {
                 let waiter = cold.waiters.at(level).pop_front();
                 cold.waiters.served(level);
-                waiter
+                waiter.map(|waiter| (waiter, level))
             });
         self.waiters_changed(&mut cold);
         drop(cold);
-        let waiter = waiter?;
+        #[cfg_attr(not(feature = "timings"), allow(unused_variables))] // (it marks the stamp)
+        let (waiter, level) = waiter?;
         #[cfg(feature = "timings")]
         let admitted = self.stamp_now();
         // SAFETY: we unlinked the waiter under the lock: it is ours to finish,
@@ -275,7 +276,7 @@ impl<F: Flavor> Engine<F> {
             #[cfg(feature = "timings")]
             self.record_submit_wait(waiter.as_ref().stamp(), admitted);
             Node::finish(waiter, state::SERVED);
-            Some(straight!(stamped!(task, admitted)))
+            Some(straight!(stamped!(task, self.level_stamp(admitted, level))))
         }
     }
 
