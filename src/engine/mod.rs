@@ -20,7 +20,7 @@
 //! | `launch.rs` | how a new worker's first task reaches its thread |
 //! | `node.rs` | the parking records of the cold paths |
 //! | `wait_async.rs` | futures that wait for room or idleness without a thread |
-//! | `stamp.rs` | the admission time a task carries (feature `timings`; zero-sized without) |
+//! | `stamp.rs` | the admission time (and, with levels, the level) a task carries (feature `timings`; nothing without) |
 //! | `timed.rs`, `recorder.rs` | where the clock is read for the timings, and the histograms' counters |
 //!
 //! The engine never names `std`. The faces — [`Pool`](crate::Pool),

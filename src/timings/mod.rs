@@ -1,6 +1,8 @@
 //! Timing histograms (feature `timings`): how long blocked submitters waited
-//! for room, how long tasks waited to start, and how long they ran — measured
-//! on the pool's own [`Clock`](crate::port::Clock), so without `std` too.
+//! for room, how long tasks waited to start (per [`Priority`] too, in a pool
+//! with a queue per level: [`Timings::queue_wait_at`]), and how long they ran
+//! — measured on the pool's own [`Clock`](crate::port::Clock), so without
+//! `std` too.
 //!
 //! | file | idea |
 //! |---|---|
@@ -8,8 +10,8 @@
 //! | `histogram.rs` | [`Histogram`]: a snapshot, and the bucket layout |
 //!
 //! The counters themselves are the engine's (`engine/recorder.rs`); where the
-//! clock is read, and what carries a task's admission time to its worker, is
-//! in `engine/timed.rs`.
+//! clock is read, and what carries a task's admission time (and level) to its
+//! worker, is in `engine/timed.rs` and `engine/stamp.rs`.
 
 mod histogram;
 mod sampling;
