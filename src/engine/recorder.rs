@@ -213,7 +213,7 @@ impl Recorder {
     /// A snapshot of the three (with levels: `queue_wait` the sum of the
     /// levels', read once each).
     pub(crate) fn snapshot(&self) -> Timings {
-        let mut timings = Timings {
+        let timings = Timings {
             submit_wait: self.submit_wait.snapshot(),
             queue_wait: self.queue_wait.snapshot(),
             run: self.run.snapshot(),
@@ -222,8 +222,9 @@ impl Recorder {
         };
         #[cfg(feature = "alloc")]
         if let Some(levels) = &self.levels {
-            let normal = core::mem::take(&mut timings.queue_wait);
-            timings.set_levels([levels.high.snapshot(), normal, levels.low.snapshot()]);
+            // With levels, `queue_wait` holds the `Normal` ones.
+            let normal = timings.queue_wait.clone();
+            return timings.with_levels([levels.high.snapshot(), normal, levels.low.snapshot()]);
         }
         timings
     }

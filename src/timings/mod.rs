@@ -131,15 +131,17 @@ impl Timings {
         None
     }
 
-    /// Sets `queue_wait` per level (most urgent first), and to their sum.
+    /// These timings with `queue_wait` per level (most urgent first), and
+    /// `queue_wait` their sum.
     #[cfg(feature = "alloc")]
-    pub(crate) fn set_levels(&mut self, levels: [Histogram; 3]) {
+    pub(crate) fn with_levels(mut self, levels: [Histogram; 3]) -> Self {
         let mut total = Histogram::default();
         for level in &levels {
             total.add(level);
         }
         self.queue_wait = total;
         self.levels = Some(Box::new(levels));
+        self
     }
 
     /// Adds `other`'s samples to these (a multi-pool's sums). Per level only
