@@ -68,8 +68,10 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
     /// ([`is_closed`](Self::is_closed) tells which). Feature `timings`: with
     /// the stamp `stamp_at` gives for the position it takes in its lane (see
     /// [`Transport::push`]), which the `High` and `Low` lanes mark with their
-    /// level ([`Stamp::at_level`]: the worker records its queue wait there;
-    /// an unmarked stamp is `Normal`'s).
+    /// level ([`Stamp::at_level`]: the worker records the task's queue wait
+    /// there; an unmarked stamp is `Normal`'s). Only a pool with levels takes
+    /// that branch; for it, the mark is an `or` on each push (a retry's
+    /// stamp, marked already, stays as it is).
     // Inlined into the hot paths: a task passed by value through a call is
     // copied through memory (engine README, cost model).
     #[inline(always)]
@@ -81,11 +83,13 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
     ) -> Result<(), T> {
         #[cfg(feature = "alloc")]
         if let Some(extra) = &self.extra {
-            #[cfg(feature = "timings")]
-            let marked = &|position, last| stamp_at(position, last).at_level(level);
             match level {
-                Priority::High => return with_stamp!(extra.high, push(task) ; marked),
-                Priority::Low => return with_stamp!(extra.low, push(task) ; marked),
+                Priority::High => {
+                    return with_stamp!(extra.high, push(task) ; &|at, last| stamp_at(at, last).at_level(Priority::High));
+                }
+                Priority::Low => {
+                    return with_stamp!(extra.low, push(task) ; &|at, last| stamp_at(at, last).at_level(Priority::Low));
+                }
                 Priority::Normal => {}
             }
         }

@@ -221,7 +221,7 @@ impl<F: Flavor> Engine<F> {
             .is_ok()
         {
             return Attempt::Done(
-                with_stamp!(self, start_with(handle, task) ; self.level_stamp(self.stamp_now(), level)),
+                with_stamp!(self, start_with(handle, task) ; self.carried_stamp(level)),
             );
         }
         let mut task = task;

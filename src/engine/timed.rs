@@ -22,10 +22,11 @@
 //!   its task waits at in its top bits, `Normal` as 0 (`stamp.rs`). The
 //!   `High` and `Low` lanes mark the stamps pushed into them (`Lanes::push`),
 //!   and a task admitted off the lane at a level is marked here
-//!   ([`level_stamp`](Engine::level_stamp)); the worker reads the level back
-//!   only in such a pool. Elsewhere no stamp is marked and none is read: a
-//!   pool without levels records as it did, after one more branch on its
-//!   recorder, taken only for a timed task.
+//!   ([`level_stamp`](Engine::level_stamp); a new worker's first task out of
+//!   line, [`carried_stamp`](Engine::carried_stamp)); the worker reads the
+//!   level back only in such a pool. Elsewhere no stamp is marked and none is
+//!   read: a pool without levels records as it did, after one more branch on
+//!   its recorder, taken only for a timed task.
 //! * **`submit_wait`**: a blocking submit that found the pool saturated reads
 //!   the clock then (its node carries the time); whoever admits it — a grant,
 //!   a hand-off worker serving it, or the submitter itself once it finds room
@@ -67,6 +68,14 @@ impl<F: Flavor> Engine<F> {
             Some(_) => Stamp::at(self.clock.now()),
             None => Stamp::NONE,
         }
+    }
+
+    /// [`stamp_now`](Self::stamp_now) for a task a new worker carries,
+    /// submitted at `level` ([`level_stamp`](Self::level_stamp)). Out of
+    /// line: a submit that pushes into the lane keeps its code as it was.
+    #[inline(never)]
+    pub(super) fn carried_stamp(&self, level: Priority) -> Stamp {
+        self.level_stamp(self.stamp_now(), level)
     }
 
     /// The stamp of a task admitted at `level` off the lane (carried by a
