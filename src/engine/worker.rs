@@ -254,21 +254,20 @@ impl<F: Flavor> Engine<F> {
     /// for `High`).
     fn serve_waiter(&self) -> Option<TakenOf<F>> {
         let mut cold = self.cold.lock();
-        let waiter = cold
+        let level = cold
             .waiters
             .next_level(self.config.starvation_bound)
-            .filter(|&level| self.gate.adm.load() & adm::COUNT <= self.handoff_limit(level))
-            .and_then(|level| {
-                let waiter = cold.waiters.at(level).pop_front();
-                cold.waiters.served(level);
-                waiter.map(|waiter| (waiter, level))
-            });
+            .filter(|&level| self.gate.adm.load() & adm::COUNT <= self.handoff_limit(level));
+        let waiter = level.and_then(|level| {
+            let waiter = cold.waiters.at(level).pop_front();
+            cold.waiters.served(level);
+            waiter
+        });
         self.waiters_changed(&mut cold);
         drop(cold);
-        #[cfg_attr(not(feature = "timings"), allow(unused_variables))] // (it marks the stamp)
-        let (waiter, level) = waiter?;
-        #[cfg(feature = "timings")]
-        let admitted = self.stamp_now();
+        let waiter = waiter?;
+        #[cfg(feature = "timings")] // (`level` is `Some` with the waiter: its level)
+        let (admitted, level) = (self.stamp_now(), level.unwrap_or_default());
         // SAFETY: we unlinked the waiter under the lock: it is ours to finish,
         // and its task (and stamp) ours to take; `finish` is our last touch.
         unsafe {
