@@ -144,13 +144,22 @@ impl<F: Flavor> Engine<F> {
     fn record_queue_wait(&self, stamp: Stamp, at: Instant, start: Instant) {
         #[cfg(feature = "alloc")]
         if self.recorder.has_levels() {
-            if let Some((at, level)) = stamp.split() {
-                let nanos = nanos_between(at, start);
-                return self.recorder.record_queue_wait_at(level, nanos);
-            }
+            return self.record_queue_wait_at(stamp, start);
         }
         let _ = stamp;
         self.record(Which::QueueWait, at, start);
+    }
+
+    /// [`record_queue_wait`](Self::record_queue_wait) in a pool with levels.
+    /// Out of line: the worker's loop of a pool without them grows by a
+    /// branch only.
+    #[cfg(feature = "alloc")]
+    #[inline(never)]
+    fn record_queue_wait_at(&self, stamp: Stamp, start: Instant) {
+        if let Some((at, level)) = stamp.split() {
+            let nanos = nanos_between(at, start);
+            self.recorder.record_queue_wait_at(level, nanos);
+        }
     }
 
     /// Whether the worker times a task for the watch alone on round `round`:
