@@ -14,11 +14,11 @@
 //! **Per level.** A heap pool with `priorities(true)` (a lane per level)
 //! gets two more `queue_wait` histograms at build
 //! ([`add_levels`](Recorder::add_levels), as its lanes get theirs), laid out
-//! as the lanes are: its `Normal` waits go where every pool's go, its `High` and `Low`
-//! ones beside them. A wait is recorded once, in its level's histogram; the
-//! snapshot sums the three into the total. A pool without levels (a static
-//! one included) has no more RAM and no more work than before: its
-//! recorder's `levels` stays `None`.
+//! as the lanes are: its `Normal` waits go where every pool's go, its `High`
+//! and `Low` ones beside them. A wait is recorded once, in its level's
+//! histogram; the snapshot sums the three into the total. A pool without
+//! levels (a static one included) has no more RAM and no more work than
+//! before: its recorder's `levels` stays `None`.
 
 #[cfg(feature = "alloc")]
 use alloc::boxed::Box;
