@@ -137,7 +137,7 @@
 //! | `alloc` | via `std` | [`Pool`], [`PoolWithFunc`], [`MultiPool`], [`WorkerStack`], [`WorkerRingBuf`], [`IdleQueue`] |
 //! | (none) | | [`StaticPoolWithFunc`] + [`WorkerRing`] + a platform from [`port`]: no heap |
 //! | `tracing` | no | a `worker` span per worker and events (start, stop, expiry, rejections, panics) through `tracing`, target `antpool`; also without `std` |
-//! | `timings` | no | `Sampling`, and `timings()` on every pool: `Timings` of submit waits, queue waits and run times, on the pool's own clock; also without `std` |
+//! | `timings` | no | `Sampling`, and `timings()` on every pool: `Timings` of submit waits, queue waits (per level too, with `priorities(true)`) and run times, on the pool's own clock; also without `std` |
 //! | `metrics` | no | `timings` + `std` + `metrics::MetricsReporter`: the timings and [`Stats`] pulled into the `metrics` facade |
 //! | `critical-section` | no | atomics through `critical-section` on targets without CAS (thumbv6m) |
 //!

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use antpool::metrics::MetricsReporter;
-use antpool::{Pool, Sampling, Stats, SubmitError, Timings};
+use antpool::{Pool, Priority, Sampling, Stats, SubmitError, Timings};
 use common::{Counter, Gate, PATIENCE};
 use metrics::{Label, Unit, with_local_recorder};
 use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
@@ -233,5 +233,86 @@ fn a_multi_pool_reports_its_sums() {
     assert_eq!(seen.counter("antpool_tasks_completed"), 4);
     assert_eq!(seen.samples("antpool_run_seconds"), 4);
     assert_eq!(seen.0["antpool_workers"].0, [Label::new("pool", "shards")]);
+    mp.release_timeout(PATIENCE).unwrap();
+}
+
+#[test]
+fn a_pool_with_levels_reports_queue_wait_per_priority() {
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let pool = Pool::builder()
+        .capacity(1)
+        .max_queued_tasks(4)
+        .priorities(true)
+        .timings(Sampling::Every)
+        .metrics_label("leveled")
+        .build()
+        .unwrap();
+    let mut reporter = with_local_recorder(&recorder, || MetricsReporter::new(&pool));
+    let gate = common::occupy(&pool, 1); // a `Normal` task
+    for level in [Priority::High, Priority::High, Priority::Low] {
+        pool.with_priority(level).submit(|| ()).unwrap();
+    }
+    gate.open();
+    pool.wait_idle();
+    reporter.record();
+    // Every series of every name (`Seen` keeps one per name).
+    let all = snapshotter.snapshot().into_vec();
+    let mut queue_waits: Vec<(String, usize)> = Vec::new();
+    for (key, _, _, value) in &all {
+        let key = key.key();
+        let labels: Vec<_> = key.labels().cloned().collect();
+        assert_eq!(labels[0], Label::new("pool", "leveled"), "{key:?}");
+        if key.name() != "antpool_queue_wait_seconds" {
+            assert_eq!(labels.len(), 1, "{key:?}");
+            continue;
+        }
+        assert_eq!(labels.len(), 2, "{key:?}");
+        assert_eq!(labels[1].key(), "priority");
+        let DebugValue::Histogram(samples) = value else {
+            panic!("a histogram: {key:?}");
+        };
+        queue_waits.push((labels[1].value().to_owned(), samples.len()));
+    }
+    queue_waits.sort();
+    let expected = [("high", 2), ("low", 1), ("normal", 1)].map(|(l, n)| (l.to_owned(), n));
+    assert_eq!(queue_waits, expected, "no unlabelled total beside them");
+    assert_eq!(pool.timings().queue_wait.count, 4);
+    pool.release_timeout(PATIENCE).unwrap();
+
+    // A multi-pool of such pools: the same series, summed.
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    let builder = Pool::builder()
+        .capacity(1)
+        .priorities(true)
+        .timings(Sampling::Every);
+    let mp =
+        antpool::MultiPool::from_builder(2, antpool::LoadBalancing::RoundRobin, builder).unwrap();
+    let mut reporter = with_local_recorder(&recorder, || MetricsReporter::new(&mp));
+    mp.with_priority(Priority::Low).submit(|| ()).unwrap();
+    mp.wait_idle();
+    reporter.record();
+    let all = snapshotter.snapshot().into_vec();
+    let mut queue_waits: Vec<(Vec<Label>, usize)> = all
+        .into_iter()
+        .filter(|(key, ..)| key.key().name() == "antpool_queue_wait_seconds")
+        .map(|(key, _, _, value)| match value {
+            DebugValue::Histogram(samples) => {
+                (key.key().labels().cloned().collect(), samples.len())
+            }
+            other => panic!("a histogram: {other:?}"),
+        })
+        .collect();
+    queue_waits.sort();
+    let priority = |level| vec![Label::new("priority", level)];
+    assert_eq!(
+        queue_waits,
+        [
+            (priority("high"), 0),
+            (priority("low"), 1),
+            (priority("normal"), 0)
+        ]
+    );
     mp.release_timeout(PATIENCE).unwrap();
 }

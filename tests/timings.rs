@@ -10,8 +10,11 @@ use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::thread;
 use std::time::Duration;
 
+use antpool::Priority::{High, Low, Normal};
 use antpool::port::StdClock;
-use antpool::{Histogram, Options, Pool, Sampling, StaticPoolWithFunc, SubmitError};
+use antpool::{
+    Histogram, Options, Pool, Priority, Sampling, StaticPoolWithFunc, SubmitError, Timings,
+};
 use common::{Counter, Gate, PATIENCE, TestSpawner, eventually, on_manual_clock};
 
 const TICK: Duration = Duration::from_millis(1);
@@ -219,6 +222,200 @@ fn a_multi_pool_sums_its_pools() {
     }
     mp.wait_idle();
     assert_eq!(mp.timings().run.count, 6);
+    mp.release_timeout(PATIENCE).unwrap();
+}
+
+/// `queue_wait` at `level`: its count and its samples' sum.
+fn level(t: &Timings, level: Priority) -> (u64, Duration) {
+    let h = t.queue_wait_at(level).expect("queue waits per level");
+    (h.count, h.sum)
+}
+
+/// The levels' histograms add up to the total, sample for sample.
+fn assert_levels_add_up(t: &Timings) {
+    let (count, sum) = [High, Normal, Low]
+        .map(|l| level(t, l))
+        .into_iter()
+        .fold((0, Duration::ZERO), |(c, s), (n, d)| (c + n, s + d));
+    assert_eq!((count, sum), (t.queue_wait.count, t.queue_wait.sum));
+    for (range, n) in t.queue_wait.buckets() {
+        let per_level: u64 = [High, Normal, Low]
+            .map(|l| at(t.queue_wait_at(l).unwrap(), range.start))
+            .iter()
+            .sum();
+        assert_eq!(per_level, n, "{range:?}");
+    }
+}
+
+#[test]
+fn queued_tasks_record_their_wait_at_their_level() {
+    let (pool, clock, _) = on_manual_clock(
+        Pool::builder()
+            .capacity(1)
+            .max_queued_tasks(4)
+            .priorities(true)
+            .timings(Sampling::Every),
+    );
+    // A `Low` task carried by the new worker holds it (waited 0).
+    let (gate, started) = (Gate::new(), Counter::new());
+    let (g, s) = (gate.clone(), started.clone());
+    pool.with_priority(Low)
+        .submit(move || {
+            s.add();
+            g.wait();
+        })
+        .unwrap();
+    assert!(started.reaches(1));
+    // Queued behind it: two `High` at 0, a `Normal` at 1, a `Low` at 2 ticks;
+    // the worker takes them all at 5.
+    let high = pool.with_priority(High);
+    high.submit(|| ()).unwrap();
+    high.submit(|| ()).unwrap();
+    clock.advance(TICK);
+    pool.submit(|| ()).unwrap();
+    clock.advance(TICK);
+    pool.with_priority(Low).submit(|| ()).unwrap();
+    clock.advance(3 * TICK);
+    gate.open();
+    pool.wait_idle();
+    let t = pool.timings();
+    assert_eq!(level(&t, High), (2, 10 * TICK));
+    assert_eq!(level(&t, Normal), (1, 4 * TICK));
+    assert_eq!(level(&t, Low), (2, 3 * TICK));
+    let low = t.queue_wait_at(Low).unwrap();
+    assert_eq!((at(low, 3 * TICK), at(low, Duration::ZERO)), (1, 1));
+    assert_eq!((t.queue_wait.count, t.queue_wait.sum), (5, 17 * TICK));
+    assert_levels_add_up(&t);
+    assert_eq!(t.run.count, 5, "runs are not per level");
+    pool.release_timeout(PATIENCE).unwrap();
+}
+
+#[test]
+fn waiters_let_in_record_their_wait_at_their_level() {
+    let (pool, clock, _) = on_manual_clock(
+        Pool::builder()
+            .capacity(1)
+            .priorities(true)
+            .timings(Sampling::Every),
+    );
+    let pool = std::sync::Arc::new(pool);
+    let hold = |pool: &common::ManualPool| {
+        let (gate, started) = (Gate::new(), Counter::new());
+        let (g, s) = (gate.clone(), started.clone());
+        pool.submit(move || {
+            s.add();
+            g.wait();
+        })
+        .unwrap();
+        assert!(started.reaches(1));
+        gate
+    };
+    let blocked = |level: Priority| {
+        let p = pool.clone();
+        let waiter = thread::spawn(move || p.with_priority(level).submit(|| ()).unwrap());
+        assert!(eventually(|| pool.waiting() == 1));
+        waiter
+    };
+    // Served by the finishing worker: a `Low` waiter.
+    let gate = hold(&pool);
+    let waiter = blocked(Low);
+    clock.advance(2 * TICK);
+    gate.open();
+    waiter.join().unwrap();
+    pool.wait_idle();
+    // Granted a new worker when the capacity grows: a `High` waiter.
+    let gate = hold(&pool);
+    let waiter = blocked(High);
+    pool.tune(2);
+    waiter.join().unwrap();
+    gate.open();
+    pool.wait_idle();
+    let t = pool.timings();
+    let counts = [High, Normal, Low].map(|l| level(&t, l).0);
+    assert_eq!(counts, [1, 2, 1], "High granted, Low served, two holders");
+    assert_levels_add_up(&t);
+    assert_eq!(t.submit_wait.count, 2, "submit waits stay one histogram");
+    assert_eq!(at(&t.submit_wait, 2 * TICK), 1);
+    pool.release_timeout(PATIENCE).unwrap();
+}
+
+#[test]
+fn without_a_queue_per_level_only_the_total_is_kept() {
+    let (plain, clock, _) = on_manual_clock(
+        Pool::builder()
+            .capacity(1)
+            .max_queued_tasks(4)
+            .timings(Sampling::Every),
+    );
+    let gate = common::occupy(&plain, 1);
+    plain.with_priority(High).submit(|| ()).unwrap();
+    clock.advance(TICK);
+    gate.open();
+    plain.wait_idle();
+    let t = plain.timings();
+    for l in [High, Normal, Low] {
+        assert_eq!(t.queue_wait_at(l), None, "{l:?}");
+    }
+    assert_eq!((t.queue_wait.count, t.queue_wait.sum), (2, TICK));
+    plain.release_timeout(PATIENCE).unwrap();
+}
+
+type Leveled = StaticPoolWithFunc<usize, 1, StdClock, TestSpawner>;
+
+#[test]
+fn a_static_pool_with_priorities_keeps_only_the_total() {
+    static POOL: OnceLock<Leveled> = OnceLock::new();
+    let pool: &'static Leveled = POOL.get_or_init(|| {
+        let options = Options::new()
+            .capacity(1)
+            .priorities(true)
+            .timings(Sampling::Every);
+        StaticPoolWithFunc::new(options, drop, StdClock::new(), TestSpawner::new())
+    });
+    // Carried by a new worker: its wait is its thread's start. No level rode
+    // in its stamp's top bits, to be read as a time 146 years on (and the
+    // wait as 0).
+    pool.with_priority(High).invoke(1).unwrap();
+    pool.wait_idle();
+    let t = pool.timings();
+    assert_eq!(t.queue_wait_at(High), None);
+    assert_eq!(t.queue_wait.count, 1);
+    assert!(t.queue_wait.sum > Duration::ZERO);
+    assert!(t.queue_wait.sum < PATIENCE, "{:?}", t.queue_wait.sum);
+    // Then through the one ring.
+    pool.with_priority(Low).invoke(2).unwrap();
+    pool.wait_idle();
+    let t = pool.timings();
+    assert_eq!(t.queue_wait_at(Low), None);
+    assert_eq!(t.queue_wait.count, 2);
+    pool.release_timeout(PATIENCE).unwrap();
+}
+
+#[test]
+fn a_multi_pool_sums_its_pools_per_level() {
+    let builder = Pool::builder()
+        .capacity(1)
+        .max_queued_tasks(4)
+        .priorities(true)
+        .timings(Sampling::Every);
+    let mp =
+        antpool::MultiPool::from_builder(2, antpool::LoadBalancing::RoundRobin, builder).unwrap();
+    for l in [High, High, Low, High, Normal, Low] {
+        mp.with_priority(l).submit(|| ()).unwrap();
+        mp.wait_idle();
+    }
+    let t = mp.timings();
+    let counts = [High, Normal, Low].map(|l| level(&t, l).0);
+    assert_eq!(counts, [3, 1, 2]);
+    assert_levels_add_up(&t);
+    mp.release_timeout(PATIENCE).unwrap();
+    let plain = Pool::builder().capacity(1).timings(Sampling::Every);
+    let mp =
+        antpool::MultiPool::from_builder(2, antpool::LoadBalancing::RoundRobin, plain).unwrap();
+    mp.submit(|| ()).unwrap();
+    mp.wait_idle();
+    assert_eq!(mp.timings().queue_wait_at(Normal), None);
+    assert_eq!(mp.timings().queue_wait.count, 1);
     mp.release_timeout(PATIENCE).unwrap();
 }
 

@@ -67,7 +67,11 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
     /// back when that bounded lane is full, or the lanes are closed
     /// ([`is_closed`](Self::is_closed) tells which). Feature `timings`: with
     /// the stamp `stamp_at` gives for the position it takes in its lane (see
-    /// [`Transport::push`]).
+    /// [`Transport::push`]), which the `High` and `Low` lanes mark with their
+    /// level ([`Stamp::at_level`]: the worker records the task's queue wait
+    /// there; an unmarked stamp is `Normal`'s). Only a pool with levels takes
+    /// that branch; for it, the mark is an `or` on each push (a retry's
+    /// stamp, marked already, stays as it is).
     // Inlined into the hot paths: a task passed by value through a call is
     // copied through memory (engine README, cost model).
     #[inline(always)]
@@ -80,8 +84,12 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
         #[cfg(feature = "alloc")]
         if let Some(extra) = &self.extra {
             match level {
-                Priority::High => return with_stamp!(extra.high, push(task) ; stamp_at),
-                Priority::Low => return with_stamp!(extra.low, push(task) ; stamp_at),
+                Priority::High => {
+                    return with_stamp!(extra.high, push(task) ; &|at, last| stamp_at(at, last).at_level(Priority::High));
+                }
+                Priority::Low => {
+                    return with_stamp!(extra.low, push(task) ; &|at, last| stamp_at(at, last).at_level(Priority::Low));
+                }
                 Priority::Normal => {}
             }
         }

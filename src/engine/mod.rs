@@ -20,7 +20,7 @@
 //! | `launch.rs` | how a new worker's first task reaches its thread |
 //! | `node.rs` | the parking records of the cold paths |
 //! | `wait_async.rs` | futures that wait for room or idleness without a thread |
-//! | `stamp.rs` | the admission time a task carries (feature `timings`; zero-sized without) |
+//! | `stamp.rs` | the admission time (and, with levels, the level) a task carries (feature `timings`; nothing without) |
 //! | `timed.rs`, `recorder.rs` | where the clock is read for the timings, and the histograms' counters |
 //!
 //! The engine never names `std`. The faces — [`Pool`](crate::Pool),
@@ -526,11 +526,14 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// Gives a heap pool with `priorities(true)` its `High` and `Low` lanes,
-    /// like its `Normal` one (`ring_size` slots each), before it serves.
+    /// like its `Normal` one (`ring_size` slots each), before it serves
+    /// (feature `timings`: and its queue waits' histograms per level).
     #[cfg(feature = "alloc")]
     pub(crate) fn add_levels(&mut self, ring_size: usize) {
         if self.config.priorities {
             self.lane.add_levels(ring_size, self.config.growth());
+            #[cfg(feature = "timings")]
+            self.recorder.add_levels();
         }
     }
 
@@ -560,6 +563,13 @@ impl<F: Flavor> Engine<F> {
     #[cfg(feature = "metrics")]
     pub(crate) fn label(&self) -> Option<&'static str> {
         self.config.label
+    }
+
+    /// Whether the timings keep `queue_wait` per level (the facade's
+    /// `priority` label).
+    #[cfg(feature = "metrics")]
+    pub(crate) fn times_levels(&self) -> bool {
+        self.recorder.has_levels()
     }
 
     pub(crate) fn cap(&self) -> Option<usize> {

@@ -16,11 +16,24 @@
 
 #[cfg(feature = "timings")]
 use crate::clock::Instant;
+#[cfg(all(feature = "timings", feature = "alloc"))]
+use crate::priority::Priority;
 
-/// When a task was admitted, if it is timed (feature `timings`).
+/// When a task was admitted, if it is timed (feature `timings`) — and, in a
+/// pool that times its queue waits per level, at which level.
+///
+/// The level rides in the top two bits ([`at_level`](Self::at_level)), `0`
+/// for `Normal`: a stamp of a pool without levels, or of the `Normal` lane,
+/// is the plain time, so only the `High` and `Low` ones are ever marked, and
+/// only a pool with levels reads a stamp's level ([`split`](Self::split)).
+/// That leaves such a pool's clock 2⁶² ns (146 years) from its origin.
 #[cfg(feature = "timings")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Stamp(u64);
+
+/// Where a stamp's level starts (see [`Stamp`]).
+#[cfg(all(feature = "timings", feature = "alloc"))]
+const LEVEL_SHIFT: u32 = 62;
 
 #[cfg(feature = "timings")]
 impl Stamp {
@@ -34,13 +47,47 @@ impl Stamp {
         Stamp(at.as_nanos())
     }
 
-    /// The admission time, if the task is timed.
+    /// The admission time, if the task is timed (a stamp no level marked:
+    /// see [`split`](Self::split) for the others).
     #[inline]
     pub(crate) const fn get(self) -> Option<Instant> {
         match self.0 {
             u64::MAX => None,
             nanos => Some(Instant::from_nanos(nanos)),
         }
+    }
+
+    /// The stamp of a task that waits at `level`, for a pool that times its
+    /// queue waits per level: the level in the top bits (`Normal` leaves
+    /// them 0, so this is the stamp itself). One `or`: "not timed" stays
+    /// so, and marking a marked stamp again at its level changes nothing.
+    #[cfg(feature = "alloc")]
+    #[inline(always)]
+    pub(crate) const fn at_level(self, level: Priority) -> Stamp {
+        let code: u64 = match level {
+            Priority::Normal => 0,
+            Priority::High => 1,
+            Priority::Low => 2,
+        };
+        Stamp(self.0 | code << LEVEL_SHIFT)
+    }
+
+    /// The admission time and level of a timed task of a pool that times its
+    /// queue waits per level (see [`at_level`](Self::at_level)); `None` if
+    /// the task is not timed.
+    #[cfg(feature = "alloc")]
+    #[inline]
+    pub(crate) const fn split(self) -> Option<(Instant, Priority)> {
+        if self.0 == u64::MAX {
+            return None;
+        }
+        let level = match self.0 >> LEVEL_SHIFT {
+            1 => Priority::High,
+            2 => Priority::Low,
+            _ => Priority::Normal,
+        };
+        let nanos = self.0 & ((1 << LEVEL_SHIFT) - 1);
+        Some((Instant::from_nanos(nanos), level))
     }
 }
 
@@ -157,3 +204,33 @@ macro_rules! looked {
 }
 
 pub(crate) use {looked, stamped, straight, with_stamp};
+
+#[cfg(all(test, feature = "timings", feature = "alloc"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stamp_carries_its_level_in_its_top_bits() {
+        let last = Instant::from_nanos((1 << LEVEL_SHIFT) - 1);
+        for at in [Instant::ZERO, Instant::from_nanos(1_234_567), last] {
+            let plain = Stamp::at(at);
+            // Unmarked, or marked `Normal`: the plain time, read as `Normal`.
+            assert_eq!(plain.at_level(Priority::Normal), plain);
+            assert_eq!(plain.split(), Some((at, Priority::Normal)));
+            for level in Priority::ALL {
+                let marked = plain.at_level(level);
+                assert_eq!(marked.split(), Some((at, level)), "{at:?} {level:?}");
+                assert_eq!(marked.at_level(level), marked, "marking again");
+                assert_ne!(marked, Stamp::NONE);
+            }
+        }
+        assert_ne!(
+            Stamp::at(Instant::ZERO).at_level(Priority::High),
+            Stamp::at(Instant::ZERO).at_level(Priority::Low)
+        );
+        for level in Priority::ALL {
+            assert_eq!(Stamp::NONE.at_level(level), Stamp::NONE);
+        }
+        assert_eq!(Stamp::NONE.split(), None);
+    }
+}

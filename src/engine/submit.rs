@@ -220,7 +220,9 @@ impl<F: Flavor> Engine<F> {
             .update(|w| self.spawn_for(w).then(|| w.add_threads(1).add_busy(1)))
             .is_ok()
         {
-            return Attempt::Done(with_stamp!(self, start_with(handle, task) ; self.stamp_now()));
+            return Attempt::Done(
+                with_stamp!(self, start_with(handle, task) ; self.carried_stamp(level)),
+            );
         }
         let mut task = task;
         loop {

@@ -17,6 +17,16 @@
 //!   was skipped unrun. The watch (`watch.rs`) learns from those reads; only
 //!   where sampling is rarer than its own one task in [`SAMPLE_EVERY`] (or
 //!   off) does the worker still time every 16th task for it alone.
+//! * **Per level** (a heap pool with `priorities(true)`: a lane per level,
+//!   and `queue_wait` per level in the recorder): a stamp carries the level
+//!   its task waits at in its top bits, `Normal` as 0 (`stamp.rs`). The
+//!   `High` and `Low` lanes mark the stamps pushed into them (`Lanes::push`),
+//!   and a task admitted off the lane at a level is marked here
+//!   ([`level_stamp`](Engine::level_stamp); a new worker's first task out of
+//!   line, [`carried_stamp`](Engine::carried_stamp)); the worker reads the
+//!   level back only in such a pool. Elsewhere no stamp is marked and none is
+//!   read: a pool without levels records as it did, after one more branch on
+//!   its recorder, taken only for a timed task.
 //! * **`submit_wait`**: a blocking submit that found the pool saturated reads
 //!   the clock then (its node carries the time); whoever admits it — a grant,
 //!   a hand-off worker serving it, or the submitter itself once it finds room
@@ -25,6 +35,7 @@
 
 use crate::clock::{Clock, Instant};
 use crate::error::SubmitError;
+use crate::priority::Priority;
 use crate::timings::Timings;
 
 use super::recorder::Which;
@@ -59,6 +70,29 @@ impl<F: Flavor> Engine<F> {
         }
     }
 
+    /// [`stamp_now`](Self::stamp_now) for a task a new worker carries,
+    /// submitted at `level` ([`level_stamp`](Self::level_stamp)). Out of
+    /// line: a submit that pushes into the lane keeps its code as it was.
+    #[inline(never)]
+    pub(super) fn carried_stamp(&self, level: Priority) -> Stamp {
+        self.level_stamp(self.stamp_now(), level)
+    }
+
+    /// The stamp of a task admitted at `level` off the lane (carried by a
+    /// new worker; let in from the line by a hand-off worker or a grant):
+    /// marked with the level in a pool that times queue waits per level,
+    /// else `stamp` itself (see the module docs). The `High` and `Low` lanes
+    /// mark what enters them on their own (`Lanes::push`).
+    #[inline]
+    pub(super) fn level_stamp(&self, stamp: Stamp, level: Priority) -> Stamp {
+        #[cfg(feature = "alloc")]
+        if self.recorder.has_levels() {
+            return stamp.at_level(level);
+        }
+        let _ = level;
+        stamp
+    }
+
     /// A blocked submit found the pool saturated at `since` and was admitted
     /// at `admitted`: records the wait (nothing if either is not stamped).
     pub(super) fn record_submit_wait(&self, since: Stamp, admitted: Stamp) {
@@ -75,9 +109,9 @@ impl<F: Flavor> Engine<F> {
         }
     }
 
-    /// A blocked submitter (since `since`) was granted a new worker for its
-    /// task: starts it with the task admitted when the grant stamped the node,
-    /// and records the wait if it started.
+    /// A blocked submitter at `level` (since `since`) was granted a new
+    /// worker for its task: starts it with the task admitted when the grant
+    /// stamped the node, and records the wait if it started.
     ///
     /// # Safety
     ///
@@ -87,11 +121,12 @@ impl<F: Flavor> Engine<F> {
         &self,
         handle: &H,
         node: &NodeOf<F>,
+        level: Priority,
         since: Stamp,
     ) -> Result<(), SubmitError<F::Task>> {
         // SAFETY: per the contract.
         let (task, admitted) = unsafe { (node.take_task(), node.stamp()) };
-        let started = self.start_with(handle, task, admitted);
+        let started = self.start_with(handle, task, self.level_stamp(admitted, level));
         if started.is_ok() {
             self.record_submit_wait(since, admitted);
         }
@@ -99,9 +134,32 @@ impl<F: Flavor> Engine<F> {
     }
 
     fn record(&self, which: Which, from: Instant, to: Instant) {
-        let nanos = to.saturating_duration_since(from).as_nanos();
-        self.recorder
-            .record(which, u64::try_from(nanos).unwrap_or(u64::MAX));
+        self.recorder.record(which, nanos_between(from, to));
+    }
+
+    /// Records the queue wait of a timed task with `stamp` that began at
+    /// `start`: from `at`, its stamp's time — or, in a pool that keeps queue
+    /// waits per level, from the time its stamp carries, at its level.
+    #[inline]
+    fn record_queue_wait(&self, stamp: Stamp, at: Instant, start: Instant) {
+        #[cfg(feature = "alloc")]
+        if self.recorder.has_levels() {
+            return self.record_queue_wait_at(stamp, start);
+        }
+        let _ = stamp;
+        self.record(Which::QueueWait, at, start);
+    }
+
+    /// [`record_queue_wait`](Self::record_queue_wait) in a pool with levels.
+    /// Out of line: the worker's loop of a pool without them grows by a
+    /// branch only.
+    #[cfg(feature = "alloc")]
+    #[inline(never)]
+    fn record_queue_wait_at(&self, stamp: Stamp, start: Instant) {
+        if let Some((at, level)) = stamp.split() {
+            let nanos = nanos_between(at, start);
+            self.recorder.record_queue_wait_at(level, nanos);
+        }
     }
 
     /// Whether the worker times a task for the watch alone on round `round`:
@@ -140,7 +198,7 @@ impl<F: Flavor> Engine<F> {
         *last_end = Some(end);
         if let Some(at) = stamped {
             if outcome != Outcome::Skipped {
-                self.record(Which::QueueWait, at, start);
+                self.record_queue_wait(taken.stamp, at, start);
                 self.record(Which::Run, start, end);
             }
         }
@@ -151,4 +209,11 @@ impl<F: Flavor> Engine<F> {
     pub(crate) fn timings(&self) -> Timings {
         self.recorder.snapshot()
     }
+}
+
+/// The nanoseconds from `from` to `to` (0 if `to` is earlier).
+#[inline]
+fn nanos_between(from: Instant, to: Instant) -> u64 {
+    let nanos = to.saturating_duration_since(from).as_nanos();
+    u64::try_from(nanos).unwrap_or(u64::MAX)
 }

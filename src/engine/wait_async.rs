@@ -182,7 +182,9 @@ impl<F: Flavor> Waiting<F> {
                     state::GRANTED => this.start_with(handle, unsafe { self.node.take_task() }),
                     // SAFETY: as for CLOSED.
                     #[cfg(feature = "timings")]
-                    state::GRANTED => unsafe { this.start_granted(handle, &self.node, self.since) },
+                    state::GRANTED => unsafe {
+                        this.start_granted(handle, &self.node, self.level, self.since)
+                    },
                     other => unreachable!("antpool: async waiter finished in state {other}"),
                 });
             }

@@ -224,7 +224,7 @@ impl<F: Flavor> Engine<F> {
             state::GRANTED => self.start_with(handle, unsafe { node.take_task() }),
             // SAFETY: as for CLOSED.
             #[cfg(feature = "timings")]
-            state::GRANTED => unsafe { self.start_granted(handle, &node, since) },
+            state::GRANTED => unsafe { self.start_granted(handle, &node, level, since) },
             other => unreachable!("antpool: waiter woken in state {other}"),
         })
     }

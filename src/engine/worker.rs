@@ -254,20 +254,20 @@ impl<F: Flavor> Engine<F> {
     /// for `High`).
     fn serve_waiter(&self) -> Option<TakenOf<F>> {
         let mut cold = self.cold.lock();
-        let waiter = cold
+        let level = cold
             .waiters
             .next_level(self.config.starvation_bound)
-            .filter(|&level| self.gate.adm.load() & adm::COUNT <= self.handoff_limit(level))
-            .and_then(|level| {
-                let waiter = cold.waiters.at(level).pop_front();
-                cold.waiters.served(level);
-                waiter
-            });
+            .filter(|&level| self.gate.adm.load() & adm::COUNT <= self.handoff_limit(level));
+        let waiter = level.and_then(|level| {
+            let waiter = cold.waiters.at(level).pop_front();
+            cold.waiters.served(level);
+            waiter
+        });
         self.waiters_changed(&mut cold);
         drop(cold);
         let waiter = waiter?;
-        #[cfg(feature = "timings")]
-        let admitted = self.stamp_now();
+        #[cfg(feature = "timings")] // (`level` is `Some` with the waiter: its level)
+        let (admitted, level) = (self.stamp_now(), level.unwrap_or_default());
         // SAFETY: we unlinked the waiter under the lock: it is ours to finish,
         // and its task (and stamp) ours to take; `finish` is our last touch.
         unsafe {
@@ -275,7 +275,7 @@ impl<F: Flavor> Engine<F> {
             #[cfg(feature = "timings")]
             self.record_submit_wait(waiter.as_ref().stamp(), admitted);
             Node::finish(waiter, state::SERVED);
-            Some(straight!(stamped!(task, admitted)))
+            Some(straight!(stamped!(task, self.level_stamp(admitted, level))))
         }
     }
 

@@ -23,7 +23,12 @@
 //!
 //! Counters carry no `_total` suffix (exporters that want one add it). Every
 //! metric has a `pool` label when the pool was built with a
-//! [`metrics_label`](crate::Options::metrics_label), and no other label.
+//! [`metrics_label`](crate::Options::metrics_label). A pool with a queue per
+//! level (`priorities(true)`: see
+//! [`Timings::queue_wait_at`](crate::Timings::queue_wait_at)) reports
+//! `antpool_queue_wait_seconds` per level instead, with a `priority` label
+//! (`high`, `normal`, `low`), whose series add up to the total; no metric has
+//! any other label, and none a label per task.
 
 mod source;
 
@@ -34,16 +39,17 @@ use ::metrics::{
     describe_gauge, describe_histogram, gauge, histogram,
 };
 
+use crate::priority::Priority;
 use crate::stats::Stats;
-use crate::timings::{Histogram, Timings, midpoint};
+use crate::timings::{BUCKETS, Histogram, Timings, midpoint};
 
 pub use source::MetricsSource;
 pub(crate) use source::private;
 
 /// A metric: its name, its help text, and where its value is read.
 type Metric<F> = (&'static str, &'static str, F);
-/// Where a histogram is read.
-type OfTimings = fn(&Timings) -> &Histogram;
+/// Where a histogram is read (`None`: the snapshot keeps no such levels).
+type OfTimings = fn(&Timings) -> Option<&Histogram>;
 /// Where a gauge or a counter is read.
 type OfStats = fn(&Stats) -> usize;
 
@@ -52,19 +58,31 @@ const HISTOGRAMS: [Metric<OfTimings>; 3] = [
     (
         "antpool_submit_wait_seconds",
         "Blocked submits: from finding the pool saturated to admission.",
-        |t| &t.submit_wait,
+        |t| Some(&t.submit_wait),
     ),
-    (
-        "antpool_queue_wait_seconds",
-        "Timed tasks: from admission to start.",
-        |t| &t.queue_wait,
-    ),
+    (QUEUE_WAIT, "Timed tasks: from admission to start.", |t| {
+        Some(&t.queue_wait)
+    }),
     (
         "antpool_run_seconds",
         "Timed tasks: from start to end, panics included.",
-        |t| &t.run,
+        |t| Some(&t.run),
     ),
 ];
+
+/// The histogram a pool with a queue per level reports per level.
+const QUEUE_WAIT: &str = "antpool_queue_wait_seconds";
+
+/// [`QUEUE_WAIT`] per level: the `priority` label's value, and where it is
+/// read.
+const QUEUE_WAIT_LEVELS: [(&str, OfTimings); 3] = [
+    ("high", |t| t.queue_wait_at(Priority::High)),
+    ("normal", |t| t.queue_wait_at(Priority::Normal)),
+    ("low", |t| t.queue_wait_at(Priority::Low)),
+];
+
+/// A histogram's bucket counts before its first sample.
+const NO_COUNTS: [u64; BUCKETS] = [0; BUCKETS];
 
 /// The gauges, read from [`Stats`].
 const GAUGES: [Metric<OfStats>; 5] = [
@@ -147,7 +165,9 @@ const COUNTERS: [Metric<OfStats>; 6] = [
 /// ```
 pub struct MetricsReporter {
     read: private::Reader,
-    histograms: [FacadeHistogram; 3],
+    /// Each histogram reported (one per level for `queue_wait` with levels),
+    /// and where it is read.
+    histograms: Vec<(OfTimings, FacadeHistogram)>,
     gauges: [Gauge; 5],
     counters: [Counter; 6],
     /// What the last `record` emitted up to.
@@ -181,8 +201,20 @@ impl MetricsReporter {
             .map(|pool| Label::new("pool", pool))
             .into_iter()
             .collect();
+        let mut histograms = Vec::new();
+        for (name, _, field) in HISTOGRAMS {
+            if name != QUEUE_WAIT || !read.levels {
+                histograms.push((field, histogram!(name, labels.iter())));
+                continue;
+            }
+            for (priority, field) in QUEUE_WAIT_LEVELS {
+                let mut labels = labels.clone();
+                labels.push(Label::new("priority", priority));
+                histograms.push((field, histogram!(name, labels)));
+            }
+        }
         MetricsReporter {
-            histograms: HISTOGRAMS.map(|(name, _, _)| histogram!(name, labels.iter())),
+            histograms,
             gauges: GAUGES.map(|(name, _, _)| gauge!(name, labels.iter())),
             counters: COUNTERS.map(|(name, _, _)| counter!(name, labels.iter())),
             read,
@@ -233,8 +265,11 @@ impl MetricsReporter {
                 counter.increment(change as u64);
             }
         }
-        for ((_, _, field), histogram) in HISTOGRAMS.iter().zip(&self.histograms) {
-            let (new, old) = (field(timings).counts(), field(last_timings).counts());
+        for (field, histogram) in &self.histograms {
+            let Some(new) = field(timings).map(Histogram::counts) else {
+                continue;
+            };
+            let old = field(last_timings).map_or(&NO_COUNTS, Histogram::counts);
             for (index, (n, o)) in new.iter().zip(old.iter()).enumerate() {
                 let change = n.wrapping_sub(*o);
                 if change != 0 {

@@ -37,11 +37,13 @@ pub(crate) mod private {
     use crate::timings::Timings;
 
     /// How a reporter reads its pool: a snapshot of the counters and the
-    /// timings, and the pool's `metrics_label`. (Not nameable outside.)
+    /// timings, the pool's `metrics_label`, and whether its timings keep
+    /// `queue_wait` per level. (Not nameable outside.)
     #[doc(hidden)]
     pub struct Reader {
         pub(crate) read: Box<dyn Fn() -> (Stats, Timings) + Send + Sync>,
         pub(crate) label: Option<&'static str>,
+        pub(crate) levels: bool,
     }
 
     /// Seals [`MetricsSource`](super::MetricsSource). (Not nameable outside.)
@@ -59,10 +61,11 @@ fn engine_reader<F: Flavor, H>(handle: H) -> Reader
 where
     H: core::ops::Deref<Target = Engine<F>> + Send + Sync + 'static,
 {
-    let label = handle.label();
+    let (label, levels) = (handle.label(), handle.times_levels());
     Reader {
         read: Box::new(move || (handle.stats(), handle.timings())),
         label,
+        levels,
     }
 }
 

@@ -18,10 +18,14 @@ use super::{MultiPool, MultiPoolWithFunc};
 /// open), sharing the multi-pool's count of refusals.
 fn shards_reader<P: Shard>(shards: &Shards<P>) -> Reader {
     let shards = shards.engines_only();
-    let label = shards.engines().next().and_then(|e| e.label());
+    // The pools are built alike: the first one's label and levels.
+    let first = shards.engines().next();
+    let label = first.and_then(|e| e.label());
+    let levels = first.is_some_and(|e| e.times_levels());
     Reader {
         read: Box::new(move || (shards.stats(), shards.timings())),
         label,
+        levels,
     }
 }
 

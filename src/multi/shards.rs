@@ -254,8 +254,10 @@ impl<P: Shard> Shards<P> {
     /// The pools' timings, summed.
     #[cfg(feature = "timings")]
     pub(crate) fn timings(&self) -> crate::timings::Timings {
-        let mut sum = crate::timings::Timings::default();
-        for engine in self.engines() {
+        // From the first pool's: the sum keeps its levels, if it has any.
+        let mut engines = self.engines();
+        let mut sum = engines.next().map(|e| e.timings()).unwrap_or_default();
+        for engine in engines {
             sum.add(&engine.timings());
         }
         sum

@@ -1,6 +1,8 @@
 //! Timing histograms (feature `timings`): how long blocked submitters waited
-//! for room, how long tasks waited to start, and how long they ran — measured
-//! on the pool's own [`Clock`](crate::port::Clock), so without `std` too.
+//! for room, how long tasks waited to start (per [`Priority`] too, in a pool
+//! with a queue per level: [`Timings::queue_wait_at`]), and how long they ran
+//! — measured on the pool's own [`Clock`](crate::port::Clock), so without
+//! `std` too.
 //!
 //! | file | idea |
 //! |---|---|
@@ -8,11 +10,16 @@
 //! | `histogram.rs` | [`Histogram`]: a snapshot, and the bucket layout |
 //!
 //! The counters themselves are the engine's (`engine/recorder.rs`); where the
-//! clock is read, and what carries a task's admission time to its worker, is
-//! in `engine/timed.rs`.
+//! clock is read, and what carries a task's admission time (and level) to its
+//! worker, is in `engine/timed.rs` and `engine/stamp.rs`.
 
 mod histogram;
 mod sampling;
+
+#[cfg(feature = "alloc")]
+use alloc::boxed::Box;
+
+use crate::priority::Priority;
 
 pub use histogram::Histogram;
 #[cfg(feature = "metrics")]
@@ -33,7 +40,8 @@ pub use sampling::Sampling;
 /// * `queue_wait`: a timed task, from its admission (pushed into the queue,
 ///   carried by a new worker — whose thread start it then includes — or let
 ///   in from the blocked submitters) until a worker begins it. A task aborted
-///   before it started is not recorded.
+///   before it started is not recorded. A pool with a queue per level also
+///   keeps it per level: [`queue_wait_at`](Self::queue_wait_at).
 /// * `run`: a timed task, from its start to the end of its run, panics
 ///   included (so `run.count` is the timed tasks that completed or panicked).
 ///
@@ -65,14 +73,93 @@ pub struct Timings {
     pub queue_wait: Histogram,
     /// Timed tasks, from start to end.
     pub run: Histogram,
+    /// `queue_wait` per level, most urgent first (`High`, `Normal`, `Low`),
+    /// in a pool with a queue per level; `queue_wait` is their sum.
+    #[cfg(feature = "alloc")]
+    pub(crate) levels: Option<Box<[Histogram; 3]>>,
 }
 
 impl Timings {
-    /// Adds `other`'s samples to these (a multi-pool's sums).
+    /// The [`queue_wait`](Self::queue_wait) of the timed tasks that waited at
+    /// `level`, in a pool that keeps a queue per level — a `Pool` or
+    /// `PoolWithFunc` (or a `MultiPool` of them) built with
+    /// `priorities(true)` — where the three levels' add up to `queue_wait`.
+    /// A task carried by a new worker or let in from the blocked submitters
+    /// counts at the level it was submitted at.
+    ///
+    /// `None` for a pool without `priorities(true)`, and for a
+    /// `StaticPoolWithFunc`, whose one queue holds every level: `queue_wait`
+    /// is all they keep.
+    ///
+    /// (Per level, the pool's clock must read less than 2⁶² ns — 146 years —
+    /// from its origin: the level rides in the top bits of a task's
+    /// admission time.)
+    ///
+    /// ```
+    /// use antpool::{Pool, Priority, Sampling};
+    ///
+    /// let pool = Pool::builder()
+    ///     .capacity(1)
+    ///     .max_queued_tasks(8)
+    ///     .priorities(true)
+    ///     .timings(Sampling::Every)
+    ///     .build()
+    ///     .unwrap();
+    /// let urgent = pool.with_priority(Priority::High);
+    /// for _ in 0..3 {
+    ///     urgent.submit(|| ()).unwrap();
+    /// }
+    /// pool.with_priority(Priority::Low).submit(|| ()).unwrap();
+    /// pool.wait_idle();
+    /// let t = pool.timings();
+    /// let count = |level| t.queue_wait_at(level).map(|h| h.count);
+    /// assert_eq!(count(Priority::High), Some(3));
+    /// assert_eq!(count(Priority::Normal), Some(0));
+    /// assert_eq!(count(Priority::Low), Some(1));
+    /// assert_eq!(t.queue_wait.count, 4); // every level
+    ///
+    /// let plain = Pool::builder().capacity(1).timings(Sampling::Every).build().unwrap();
+    /// assert_eq!(plain.timings().queue_wait_at(Priority::Normal), None);
+    /// ```
+    #[must_use]
+    pub fn queue_wait_at(&self, level: Priority) -> Option<&Histogram> {
+        #[cfg(feature = "alloc")]
+        if let Some(levels) = &self.levels {
+            return Some(&levels[level.index()]);
+        }
+        let _ = level;
+        None
+    }
+
+    /// These timings with `queue_wait` per level (most urgent first), and
+    /// `queue_wait` their sum.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn with_levels(mut self, levels: [Histogram; 3]) -> Self {
+        let mut total = Histogram::default();
+        for level in &levels {
+            total.add(level);
+        }
+        self.queue_wait = total;
+        self.levels = Some(Box::new(levels));
+        self
+    }
+
+    /// Adds `other`'s samples to these (a multi-pool's sums). Per level only
+    /// if both keep them (a multi-pool's pools are built alike): else the
+    /// levels would no longer add up to `queue_wait`, and are dropped.
     #[cfg(feature = "alloc")]
     pub(crate) fn add(&mut self, other: &Timings) {
         self.submit_wait.add(&other.submit_wait);
         self.queue_wait.add(&other.queue_wait);
         self.run.add(&other.run);
+        self.levels = match (self.levels.take(), &other.levels) {
+            (Some(mut mine), Some(theirs)) => {
+                for (a, b) in mine.iter_mut().zip(theirs.iter()) {
+                    a.add(b);
+                }
+                Some(mine)
+            }
+            _ => None,
+        };
     }
 }
