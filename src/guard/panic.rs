@@ -31,7 +31,14 @@ enum Note {
 }
 
 ::std::thread_local! {
-    /// Set by the running task (see [`Note`]), read by the executor after it.
+    /// Whether the running task left a [`Note`] (in `NOTE`): read by the
+    /// executor after every task. A `bool` in its own cell, so that read is
+    /// one load of a thread-local with no destructor (a `Cell<Note>` has one,
+    /// for the payload it may hold: each access then went through a call
+    /// that registers it, ~20 instructions a task when not inlined).
+    static NOTED: Cell<bool> = const { Cell::new(false) };
+    /// Set by the running task (see [`Note`]), taken by the executor after it
+    /// when `NOTED` says there is one.
     static NOTE: Cell<Note> = const { Cell::new(Note::Nothing) };
     /// This thread's number as a worker of a pool that catches panics (set as
     /// it starts, before its start hook): where a note is read after each
@@ -42,7 +49,7 @@ enum Note {
 /// Records that the running task caught a panic of its own (`payload`), for
 /// its handle.
 pub(crate) fn note_caught_panic(_payload: &(dyn Any + Send)) {
-    NOTE.set(Note::CaughtPanic {
+    leave_note(Note::CaughtPanic {
         #[cfg(feature = "tracing")]
         message: String::from(message(_payload)),
     });
@@ -56,12 +63,31 @@ pub(crate) fn note_unclaimed_panic(payload: Box<dyn Any + Send>) {
     if WORKER.get().is_none() {
         ::std::panic::resume_unwind(payload);
     }
-    NOTE.set(Note::Unclaimed(payload));
+    leave_note(Note::Unclaimed(payload));
 }
 
 /// Records that the running task was aborted and did not run.
 pub(crate) fn note_skipped() {
-    NOTE.set(Note::Skipped);
+    leave_note(Note::Skipped);
+}
+
+/// Leaves `note` for the executor of the running task.
+fn leave_note(note: Note) {
+    NOTE.set(note);
+    NOTED.set(true);
+}
+
+/// The note the task just run left, if any (taken: the next task starts
+/// with none).
+#[inline(always)]
+fn take_note() -> Note {
+    match NOTED.get() {
+        false => Note::Nothing,
+        true => {
+            NOTED.set(false);
+            NOTE.replace(Note::Nothing)
+        }
+    }
 }
 
 /// `X` with every task run under `catch_unwind`, and the worker hooks around
@@ -144,7 +170,7 @@ impl<T, X: Execute<T>> Execute<T> for Catching<X> {
             let task = unsafe { ManuallyDrop::take(task) };
             self.inner.execute(task)
         })) {
-            Ok(outcome) => match NOTE.replace(Note::Nothing) {
+            Ok(outcome) => match take_note() {
                 Note::Nothing => outcome,
                 #[cfg_attr(not(feature = "tracing"), allow(unused_variables))]
                 Note::CaughtPanic {
@@ -167,6 +193,8 @@ impl<T, X: Execute<T>> Execute<T> for Catching<X> {
                 Note::Skipped => Outcome::Skipped,
             },
             Err(payload) => {
+                // (A note left before the panic is not the next task's.)
+                drop(take_note());
                 trace_event!(error, panic = message(&*payload), "task panicked");
                 self.report("a task", payload);
                 Outcome::Panicked
