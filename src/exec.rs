@@ -10,6 +10,8 @@ pub(crate) struct RunTask;
 
 #[cfg(feature = "alloc")]
 impl Execute<crate::task::SmallTask> for RunTask {
+    // Inlined into the worker's loop, with `Catching::execute`: see there.
+    #[inline(always)]
     fn execute(&self, task: crate::task::SmallTask) -> Outcome {
         task.run();
         Outcome::Completed
