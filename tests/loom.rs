@@ -431,24 +431,37 @@ fn the_watcher_rescues_a_task_left_behind_a_stuck_worker() {
     // A task then left to the busy worker — which is stuck until that very
     // task has run — must be taken by the watcher (or a worker it wakes).
     //
-    // Preemption bound 0: four threads (two of them workers, one stuck) make
-    // bound 1 run past 150 s. Bound 0 explored ~260 000 interleavings in ~30 s
-    // on the first engine v2 (`3c076db`); today ~2.4 million in ~7.5 min, with
-    // `tune vs revert` (~2.7 million, ~8.5 min) the longest of the models.
+    // The test waits for the second worker's task before it submits the
+    // third, so that worker is on its way to park (and to the watch) rather
+    // than busy: submitted at once, the third task found the pool full and
+    // was served by that worker, and the watch was never needed. Tasks and
+    // test wait on `Gate`s, not in spins: loom need not explore every turn of
+    // a spin, and a task left behind for good is a deadlock (or a watcher
+    // looking forever), which loom reports; `stuck` forced false in
+    // `watch_tick` fails this model. Preemption bound 0: four threads, two of
+    // them workers.
     check_bounded("watch rescues", 0, || {
         let clock = LoomClock(Arc::new(AtomicU64::new(0)));
         let ran = Arc::new(AtomicUsize::new(0));
-        let (c, r) = (clock.clone(), ran.clone());
+        let (second_ran, all_ran) = (Gate::new(), Gate::new());
+        let (c, r, g2, g3) = (
+            clock.clone(),
+            ran.clone(),
+            second_ran.clone(),
+            all_ran.clone(),
+        );
         let pool = PoolWithFunc::builder_with(
             move |n: u32| {
                 if n == 0 {
                     // Stuck until the last task has run.
-                    while r.load(Ordering::Acquire) < 3 {
-                        thread::yield_now();
-                    }
+                    g3.wait();
                 } else {
                     c.0.fetch_add(1, Ordering::AcqRel);
-                    r.fetch_add(1, Ordering::AcqRel);
+                    match r.fetch_add(1, Ordering::AcqRel) + 1 {
+                        2 => g2.open(),
+                        3 => g3.open(),
+                        _ => {}
+                    }
                 }
             },
             clock.clone(),
@@ -462,10 +475,10 @@ fn the_watcher_rescues_a_task_left_behind_a_stuck_worker() {
         pool.wait_idle();
         pool.invoke(0).unwrap(); // a worker gets stuck
         pool.invoke(1).unwrap(); // a second worker, which then parks: on watch
-        pool.invoke(1).unwrap(); // perhaps left to the stuck one
-        while ran.load(Ordering::Acquire) < 3 {
-            thread::yield_now();
-        }
+        second_ran.wait();
+        pool.invoke(1).unwrap(); // left to the stuck one, or to a looker
+        all_ran.wait();
+        assert_eq!(ran.load(Ordering::Acquire), 3);
         pool.release_timeout(Duration::MAX).unwrap();
     });
 }
