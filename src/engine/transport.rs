@@ -62,12 +62,9 @@ impl<T> Spill<T> {
         if list.1 {
             return Err(value);
         }
-        let position = list.0.len();
-        let _ = position;
-        list.0.push_back(super::stamp::stamped!(
-            value,
-            stamp_at(position, Stamp::NONE)
-        ));
+        // (Its position: the length before the push.)
+        let item = super::stamp::stamped!(value, stamp_at(list.0.len(), Stamp::NONE));
+        list.0.push_back(item);
         Ok(())
     }
     fn pop(&self) -> Option<Stamped<T>> {
