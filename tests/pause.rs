@@ -393,5 +393,6 @@ fn a_long_pause_sheds_idle_workers_but_one_for_the_queue_and_resume_restarts() {
     assert!(pool.wait_idle_timeout(PATIENCE));
     assert_eq!(ran.get(), 5);
     pool.release_timeout(PATIENCE).unwrap();
-    assert_eq!(spawner.live(), 0);
+    // The spawner counts a thread ended just after the pool does.
+    assert!(eventually(|| spawner.live() == 0), "no thread left behind");
 }
