@@ -16,6 +16,7 @@ use std::sync::atomic::AtomicU64;
 use std::thread;
 use std::time::Instant;
 
+use crossbeam_utils::CachePadded;
 use serde_json::{Value, json};
 
 use crate::measure::{Done, ctx_switches, peak_rss_kib};
@@ -26,7 +27,8 @@ use crate::workloads::tiny_work;
 /// unbounded queue or `cb-unbounded`: the pools that can hold every task
 /// before a worker takes one).
 pub fn run(kind: Kind, cap: usize, tasks: usize) -> Value {
-    let counter = Arc::new(AtomicU64::new(0));
+    // Padded as `Done` is (see there): each task clones and drops this handle too.
+    let counter = Arc::new(CachePadded::new(AtomicU64::new(0)));
     let done = Done::default();
     // The closure each pool is handed as its users hand it: antpool takes it
     // as is, the channel takes it boxed.

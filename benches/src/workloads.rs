@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crossbeam_utils::CachePadded;
 use serde_json::{Value, json};
 
 use crate::measure::{Done, Phase, cpu_seconds, ctx_switches, peak_rss_kib, rss_kib, threads};
@@ -211,7 +212,8 @@ fn sleepy_floor(cap: usize, tasks: usize, sleep_ms: u64) -> Value {
 /// tiny: ns per task of `tasks` tiny tasks from `submitters` threads.
 fn tiny(kind: Kind, cap: usize, tasks: usize, submitters: usize) -> Value {
     let peer = Arc::new(Peer::new(kind, cap));
-    let counter = Arc::new(AtomicU64::new(0));
+    // Padded as `Done` is (see there): each task clones and drops this handle too.
+    let counter = Arc::new(CachePadded::new(AtomicU64::new(0)));
     let done = Done::default();
     let per = tasks / submitters;
     let total = per * submitters;
