@@ -30,6 +30,8 @@ mod abort;
 mod async_waiters;
 #[path = "loom/group.rs"]
 mod group;
+#[path = "loom/inbox.rs"]
+mod inbox;
 #[path = "loom/isr.rs"]
 mod isr;
 #[path = "loom/join.rs"]

@@ -209,7 +209,7 @@ impl<F: Flavor> Engine<F> {
             false => Chain::new(),
         };
         let (woken, retired) = self.dismiss_parked(&mut cold);
-        let turned_away = cold.waiters.take_all();
+        let turned_away = self.waiters(&mut cold).take_all();
         self.gate.adm.clear(adm::ANY_WAITERS);
         self.counters.waiting.store(0, Relaxed);
         let releasers = self.take_drains_if_drained(&mut cold);

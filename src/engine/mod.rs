@@ -11,6 +11,7 @@
 //! | `submit.rs` | admission, the push, and seeing that a worker will take the task |
 //! | `isr.rs` | submitting from an interrupt handler: to a parked worker, or back at once |
 //! | `waiters.rs` | the FIFO of blocked submitters |
+//! | `inbox.rs` | how async submitters join that FIFO without the lock |
 //! | `worker.rs` | a worker's life: run, take the next task, look, park, expire |
 //! | `watch.rs` | the watch duty that bounds how long a task waits for a busy worker |
 //! | `spin.rs` | busy-waits bounded by time |
@@ -43,6 +44,7 @@ use crate::spawner::Spawner;
 mod ctl;
 #[cfg(all(test, feature = "alloc", not(antpool_loom)))]
 mod fifo_tests;
+mod inbox;
 mod isr;
 mod lanes;
 mod launch;
@@ -293,7 +295,8 @@ struct Cold<F: Flavor> {
     idle: F::Queue,
     /// Blocked submitters, oldest first (threads and async tasks alike): a
     /// line per level.
-    waiters: waiters::Lines<<F as Flavor>::Task, SignalOf<F>>,
+    /// Read through [`Engine::waiters`], which first moves the inbox in.
+    lines: waiters::Lines<<F as Flavor>::Task, SignalOf<F>>,
     /// Threads waiting for the last worker thread of a released pool to end
     /// (on an open pool, for a release first).
     drains: ListOf<F>,
@@ -375,6 +378,8 @@ pub(crate) struct Engine<F: Flavor> {
     lane: Lanes<F::Task, F::Slots>,
     watch: watch::Watch,
     cold: Padded<lock_api::Mutex<LockOf<F>, Cold<F>>>,
+    /// Async waiters on their way into the line, pushed without the lock.
+    inbox: Padded<inbox::Inbox<F::Task, SignalOf<F>>>,
     counters: Padded<Counters>,
     config: Config,
     /// `parallelism` as the spawner reports it; 0 until the first worker
@@ -431,7 +436,7 @@ impl<F: Flavor> Engine<F> {
                 watch: watch::Watch::new(),
                 cold: Padded::new(new_mutex(Cold {
                     idle: queue,
-                    waiters: waiters::Lines::new(),
+                    lines: waiters::Lines::new(),
                     drains: List::new(),
                     drain_futures: List::new(),
                     idlers: List::new(),
@@ -440,6 +445,7 @@ impl<F: Flavor> Engine<F> {
                     reboots: 0,
                     drained_at: None,
                 })),
+                inbox: Padded::new(inbox::Inbox::new()),
                 counters: Padded::new(Counters {
                     completed: UntrackedUsize::new(0),
                     panicked: UntrackedUsize::new(0),
@@ -505,7 +511,7 @@ impl<F: Flavor> Engine<F> {
     }
 
     pub(crate) fn waiting(&self) -> usize {
-        self.counters.waiting.load(Relaxed)
+        self.counters.waiting.load(Relaxed) + self.inbox.pending()
     }
 
     /// Tasks in the lane: waiting for a worker to take them.

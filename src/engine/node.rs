@@ -291,6 +291,29 @@ impl<T, Sig: Signal> Node<T, Sig> {
     }
 }
 
+impl<T, Sig> Node<T, Sig> {
+    /// The node's link.
+    ///
+    /// # Safety
+    ///
+    /// The caller holds whatever holds the node (a list's lock, a chain, or
+    /// an inbox's drained stack): nobody writes the link meanwhile.
+    pub(crate) unsafe fn next(&self) -> Option<NonNull<Self>> {
+        // SAFETY: no concurrent write, per the contract.
+        unsafe { *self.next.get() }
+    }
+
+    /// Sets the node's link.
+    ///
+    /// # Safety
+    ///
+    /// As for [`next`](Self::next), and nobody reads it meanwhile.
+    pub(crate) unsafe fn set_next(&self, next: Option<NonNull<Self>>) {
+        // SAFETY: exclusive access, per the contract.
+        unsafe { *self.next.get() = next };
+    }
+}
+
 /// Rule 3 of the node protocol, checked where it is cheap to (debug builds,
 /// and loom's models, which run in release): a node is never freed while
 /// someone who unlinked it may still finish it (`TAKEN`) — its owner waits for

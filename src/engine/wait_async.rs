@@ -8,8 +8,12 @@
 //! waiters are served in arrival order and `max_blocking_tasks` counts both.
 //! The protocol ("Async waiters" in `engine/README.md`):
 //!
+//! * An async submitter joins the line without the lock where the pool sets
+//!   no `max_blocking_tasks` (`inbox.rs`): it pushes its node, raises the
+//!   waiters' flag, then looks at the room; the next lock holder that looks at
+//!   the line moves the node in. Until then nobody else touches it.
 //! * The owner writes its `Waker` into the node only under the lock, and only
-//!   while the node is linked (state `WAITING`).
+//!   while the node is linked (state `WAITING`) — or before its push.
 //! * Whoever unlinks the node (always under the lock) marks it `TAKEN`; after
 //!   the lock it takes the waker out, sets the final state, and wakes the
 //!   waker from its own stack. The owner leaves the node alone while it is
@@ -218,6 +222,29 @@ impl<F: Flavor> Waiting<F> {
                 cx.waker().wake_by_ref();
                 return Poll::Pending;
             }
+            if this.config.max_blocking == 0 {
+                // No bound on the line's length to check: join it without
+                // the lock, through the inbox.
+                self.push_into_line(this, task, cx);
+                let a = this.gate.adm.set(adm::waiters(self.level));
+                if a & adm::CLOSED != 0 {
+                    match self.unlink_closed(this) {
+                        Some(task) => return Poll::Ready(Err(SubmitError::Closed(task))),
+                        // Someone took the node out: its finish is coming.
+                        None => continue,
+                    }
+                }
+                if this.waiters_may_enter(a, self.level) {
+                    // Room freed before our flag was up, perhaps unseen by
+                    // the worker that freed it: let in whom it allows.
+                    this.let_waiters_in(handle);
+                }
+                if self.node.state() == state::WAITING {
+                    // In the line (or the inbox) with this poll's waker.
+                    return Poll::Pending;
+                }
+                continue;
+            }
             let mut cold = this.cold.lock();
             let a = this.gate.adm.load();
             if a & adm::CLOSED != 0 {
@@ -229,7 +256,7 @@ impl<F: Flavor> Waiting<F> {
                 continue;
             }
             let max = this.config.max_blocking;
-            if max != 0 && cold.waiters.len() >= max {
+            if max != 0 && this.waiters(&mut cold).len() >= max {
                 return Poll::Ready(Err(SubmitError::Overload(task)));
             }
             self.link(this, &mut cold, task, cx);
@@ -295,6 +322,46 @@ impl<F: Flavor> Waiting<F> {
         self.linked = true;
     }
 
+    /// Joins the waiters' line through the inbox, without the lock: `task`
+    /// in the node and this poll's waker, pushed at the back of `level`'s
+    /// stack. The caller raises the level's flag next, then looks at the room
+    /// (the inbox handshakes, `engine/README.md`).
+    fn push_into_line(&mut self, engine: &Engine<F>, task: F::Task, cx: &Context<'_>) {
+        self.node.set_state(state::WAITING);
+        // SAFETY: our node, in no list or inbox, its cell empty (as for
+        // `link`); nobody else sees it before the push publishes it, and it
+        // stays put (the future is pinned) until it is unlinked under the
+        // lock and finished, or we unlink it (`cancel`, `unlink_closed`).
+        unsafe {
+            self.node.put_back(task);
+            #[cfg(feature = "timings")]
+            self.node.set_stamp(self.since);
+            self.node.set_waker(cx.waker());
+            engine.inbox.push(self.level, (&self.node).into());
+        }
+        self.linked = true;
+    }
+
+    /// Our push met a closed pool, whose release may have turned the line
+    /// away before the push: takes the node out under the lock (its task,
+    /// ours again); `None` if someone took it out first (their finish is
+    /// coming: `CLOSED`, or `SERVED` before the close).
+    fn unlink_closed(&mut self, engine: &Engine<F>) -> Option<F::Task> {
+        let mut cold = engine.cold.lock();
+        if !engine
+            .waiters(&mut cold)
+            .at(self.level)
+            .remove((&self.node).into())
+        {
+            return None;
+        }
+        engine.waiters_changed(&mut cold);
+        drop(cold);
+        self.linked = false;
+        // SAFETY: we unlinked our node ourselves: its task is ours.
+        Some(unsafe { self.node.take_task() })
+    }
+
     fn take_task(&mut self) -> F::Task {
         match self.task.take() {
             Some(task) => task,
@@ -313,7 +380,11 @@ impl<F: Flavor> Waiting<F> {
         self.linked = false;
         let this = handle.engine();
         let mut cold = this.cold.lock();
-        if cold.waiters.at(self.level).remove((&self.node).into()) {
+        if this
+            .waiters(&mut cold)
+            .at(self.level)
+            .remove((&self.node).into())
+        {
             this.waiters_changed(&mut cold);
             drop(cold);
             // SAFETY: we unlinked our node ourselves: its task is ours.

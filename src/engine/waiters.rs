@@ -176,7 +176,7 @@ impl<F: Flavor> Engine<F> {
             return Attempt::Saturated(task);
         }
         let max = self.config.max_blocking;
-        if max != 0 && cold.waiters.len() >= max {
+        if max != 0 && self.waiters(&mut cold).len() >= max {
             return Attempt::Done(Err(SubmitError::Overload(task)));
         }
         let remaining = deadline.map(|d| d.saturating_duration_since(self.clock.now()));
@@ -235,7 +235,7 @@ impl<F: Flavor> Engine<F> {
     /// case it has waited for their finish, as an untimed waiter does.
     fn leave_waiters(&self, node: &NodeOf<F>, level: Priority) -> bool {
         let mut cold = self.cold.lock();
-        if !cold.waiters.at(level).remove(node.into()) {
+        if !self.waiters(&mut cold).at(level).remove(node.into()) {
             // Taken out under the lock just now; the finish is coming.
             drop(cold);
             node.signal().wait();
@@ -243,6 +243,32 @@ impl<F: Flavor> Engine<F> {
         }
         self.waiters_changed(&mut cold);
         true
+    }
+
+    /// The lines of waiters, with every node the inbox holds moved in first
+    /// (oldest first, behind those already linked): what every lock holder
+    /// that looks at the line reads it through. One swap of the inbox's head
+    /// per level in use, even if it is empty — the drain's half of the inbox
+    /// handshakes (`engine/README.md`).
+    pub(super) fn waiters<'g>(
+        &self,
+        cold: &'g mut Guard<'_, F>,
+    ) -> &'g mut Lines<F::Task, super::SignalOf<F>> {
+        let lines = &mut cold.lines;
+        for &level in self.levels() {
+            // SAFETY: we hold the lock, and so the line; only nodes of this
+            // level go into its inbox stack.
+            unsafe { self.inbox.drain_into(level, lines.at(level)) };
+        }
+        lines
+    }
+
+    /// The levels a pool waits at: all three with levels, else `Normal`.
+    fn levels(&self) -> &'static [Priority] {
+        match self.config.priorities {
+            true => &Priority::ALL,
+            false => &[Priority::Normal],
+        }
     }
 
     /// Links a waiter's node into `level`'s FIFO (at its back, or `first`)
@@ -263,12 +289,12 @@ impl<F: Flavor> Engine<F> {
         // SAFETY: per the caller's contract.
         unsafe {
             match first {
-                true => cold.waiters.at(level).push_front(node),
-                false => cold.waiters.at(level).push_back(node),
+                true => self.waiters(cold).at(level).push_front(node),
+                false => self.waiters(cold).at(level).push_back(node),
             }
         }
         self.gate.adm.set(adm::waiters(level));
-        self.counters.waiting.store(cold.waiters.len(), Relaxed);
+        self.counters.waiting.store(cold.lines.len(), Relaxed);
     }
 
     /// After waiters left the lines (under the lock): lowers the flag of each
@@ -276,15 +302,28 @@ impl<F: Flavor> Engine<F> {
     pub(super) fn waiters_changed(&self, cold: &mut Guard<'_, F>) {
         let mut empty = 0;
         for level in Priority::ALL {
-            if cold.waiters.at(level).len() == 0 {
+            if cold.lines.at(level).len() == 0 {
                 empty |= adm::waiters(level);
             }
         }
         let a = self.gate.adm.load();
         if a & empty != 0 {
             self.gate.adm.clear(empty);
+            // An async waiter may have pushed its node since we moved the
+            // inbox in, and raised its flag before our clear: its raise is
+            // earlier in the word's order, so its push is visible now. Put
+            // the flag back for it (it is in the line once the next lock
+            // holder looks).
+            let back = self
+                .levels()
+                .iter()
+                .filter(|&&l| empty & adm::waiters(l) != 0 && self.inbox.holds(l))
+                .fold(0, |bits, &l| bits | adm::waiters(l));
+            if back != 0 {
+                self.gate.adm.set(back);
+            }
         }
-        self.counters.waiting.store(cold.waiters.len(), Relaxed);
+        self.counters.waiting.store(cold.lines.len(), Relaxed);
     }
 
     /// The level a submit at `p` waits at: `p` in a pool with levels, else
@@ -326,6 +365,17 @@ impl<F: Flavor> Engine<F> {
     /// slot (on 4 submitters, 2 CPUs: 0.49x the time per tiny task).
     fn has_room(&self, a: usize, level: Priority) -> bool {
         !self.refuses(a, level) && (self.config.handoff() || self.lane_drained(level))
+    }
+
+    /// Whether the waiters at `level` may come in on the admission word `a`
+    /// (flags aside): a hand-off pool below its limit for `level`, or
+    /// `level`'s lane drained past the hysteresis — what an async waiter that
+    /// joined without the lock looks at once its flag is up.
+    pub(super) fn waiters_may_enter(&self, a: usize, level: Priority) -> bool {
+        match self.config.handoff() {
+            true => !self.handoff_full(a, level),
+            false => self.lane_drained(level),
+        }
     }
 
     /// Whether `level`'s bounded lane is full (a queue pool's saturation).
@@ -371,6 +421,8 @@ impl<F: Flavor> Engine<F> {
     pub(super) fn grant_waiters(&self, cold: &mut Guard<'_, F>) -> GrantsOf<F> {
         let mut grants = Grants::new();
         let handoff = self.config.handoff();
+        // The inbox moved in once: below, the lines are read as they are.
+        self.waiters(cold);
         // Feature `timings`: when the waiters let in were admitted (read once,
         // at the first).
         #[cfg(feature = "timings")]
@@ -382,12 +434,12 @@ impl<F: Flavor> Engine<F> {
                 }
                 let level = match handoff {
                     // One admission for every level: the highest goes first.
-                    true => match cold.waiters.next_level(self.config.starvation_bound) {
+                    true => match cold.lines.next_level(self.config.starvation_bound) {
                         Some(level) => level,
                         None => break,
                     },
                     // A lane per level: each its own room.
-                    false => match cold.waiters.at(queue_level).len() {
+                    false => match cold.lines.at(queue_level).len() {
                         0 => break,
                         _ => queue_level,
                     },
@@ -411,10 +463,10 @@ impl<F: Flavor> Engine<F> {
                 }
                 // A blocked thread and an async submitter alike: the task waits
                 // in the node, and is moved from there (`wait_async.rs`).
-                let Some(waiter) = cold.waiters.at(level).pop_front() else {
+                let Some(waiter) = cold.lines.at(level).pop_front() else {
                     unreachable!("antpool: the waiters list was checked non-empty under the lock");
                 };
-                cold.waiters.served(level);
+                cold.lines.served(level);
                 #[cfg(feature = "timings")]
                 let at: Stamp = *admitted.get_or_insert_with(|| self.stamp_now());
                 if handoff
@@ -442,7 +494,7 @@ impl<F: Flavor> Engine<F> {
                     // SAFETY: the node is still ours; its cell is empty again.
                     unsafe {
                         waiter.as_ref().put_back(task);
-                        cold.waiters.at(level).push_front(waiter);
+                        cold.lines.at(level).push_front(waiter);
                     }
                     break;
                 }
