@@ -411,8 +411,9 @@ impl<F: Flavor> Engine<F> {
 
     /// Lets waiters in, while there is room: in a hand-off pool the oldest of
     /// the highest level (or a lower one's turn under the starvation bound)
-    /// while the count is below that level's limit; in a queue pool each
-    /// level's oldest while its lane is below the limit less the hysteresis.
+    /// while the count is below that level's limit; in a queue pool, if a
+    /// level's lane has drained past the hysteresis, that level's oldest until
+    /// the lane is full again (one grant per half queue, not one per task).
     /// A waiter's task gets a new worker of its own (GRANTED: the waiter
     /// starts it) or goes into the lane (SERVED). Lowers the waiters' flags
     /// with the last. The caller finishes the grants after the lock, and —
@@ -428,6 +429,9 @@ impl<F: Flavor> Engine<F> {
         #[cfg(feature = "timings")]
         let mut admitted = None;
         for queue_level in Priority::ALL {
+            // A queue pool's level: its waiters come in once its lane has
+            // drained past the hysteresis, and then fill it.
+            let mut filling = false;
             loop {
                 if self.gate.adm.load() & adm::CLOSED != 0 {
                     break;
@@ -456,8 +460,8 @@ impl<F: Flavor> Engine<F> {
                     {
                         break;
                     }
-                } else if self.lane.len_at(level) + self.config.hysteresis()
-                    >= self.config.queue_limit
+                } else if !core::mem::replace(&mut filling, true) && !self.lane_drained(level)
+                    || self.lane_full(level)
                 {
                     break;
                 }
