@@ -246,19 +246,45 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// The lines of waiters, with every node the inbox holds moved in first
-    /// (oldest first, behind those already linked): what every lock holder
-    /// that looks at the line reads it through. One swap of the inbox's head
-    /// per level in use, even if it is empty — the drain's half of the inbox
-    /// handshakes (`engine/README.md`).
+    /// (oldest first, behind those already linked): what a lock holder reads
+    /// them through to find or count a node — to unlink its own, turn the
+    /// line away, or link a blocked thread behind every async waiter before
+    /// it. One swap of the inbox's head per level in use, even if it is empty
+    /// (the drain's half of the inbox handshakes, `engine/README.md`).
     pub(super) fn waiters<'g>(
         &self,
         cold: &'g mut Guard<'_, F>,
     ) -> &'g mut Lines<F::Task, super::SignalOf<F>> {
-        let lines = &mut cold.lines;
+        self.take_inbox(&mut cold.lines, true)
+    }
+
+    /// The lines of waiters as one that serves the oldest sees them: the
+    /// inbox moved in at the levels whose line is empty. A linked node is
+    /// older than any in the inbox (a thread links itself behind the inbox,
+    /// an async waiter is pushed after every drain before it), so a line
+    /// that holds one is served in order without the inbox — and without a
+    /// swap of its head, which the submitters keep writing, per task.
+    pub(super) fn waiters_to_serve<'g>(
+        &self,
+        cold: &'g mut Guard<'_, F>,
+    ) -> &'g mut Lines<F::Task, super::SignalOf<F>> {
+        self.take_inbox(&mut cold.lines, false)
+    }
+
+    /// Moves the inbox into `lines`: at every level in use (`all`), or only
+    /// where the line is empty.
+    fn take_inbox<'g>(
+        &self,
+        lines: &'g mut Lines<F::Task, super::SignalOf<F>>,
+        all: bool,
+    ) -> &'g mut Lines<F::Task, super::SignalOf<F>> {
         for &level in self.levels() {
-            // SAFETY: we hold the lock, and so the line; only nodes of this
-            // level go into its inbox stack.
-            unsafe { self.inbox.drain_into(level, lines.at(level)) };
+            let line = lines.at(level);
+            if all || line.len() == 0 {
+                // SAFETY: we hold the lock, and so the line; only nodes of
+                // this level go into its inbox stack.
+                unsafe { self.inbox.drain_into(level, line) };
+            }
         }
         lines
     }
@@ -422,8 +448,6 @@ impl<F: Flavor> Engine<F> {
     pub(super) fn grant_waiters(&self, cold: &mut Guard<'_, F>) -> GrantsOf<F> {
         let mut grants = Grants::new();
         let handoff = self.config.handoff();
-        // The inbox moved in once: below, the lines are read as they are.
-        self.waiters(cold);
         // Feature `timings`: when the waiters let in were admitted (read once,
         // at the first).
         #[cfg(feature = "timings")]
@@ -436,6 +460,8 @@ impl<F: Flavor> Engine<F> {
                 if self.gate.adm.load() & adm::CLOSED != 0 {
                     break;
                 }
+                // The inbox moved in where a line ran empty.
+                self.take_inbox(&mut cold.lines, false);
                 let level = match handoff {
                     // One admission for every level: the highest goes first.
                     true => match cold.lines.next_level(self.config.starvation_bound) {

@@ -257,7 +257,7 @@ impl<F: Flavor> Engine<F> {
     /// for `High`).
     fn serve_waiter(&self) -> Option<TakenOf<F>> {
         let mut cold = self.cold.lock();
-        let lines = self.waiters(&mut cold);
+        let lines = self.waiters_to_serve(&mut cold);
         let level = lines
             .next_level(self.config.starvation_bound)
             .filter(|&level| self.gate.adm.load() & adm::COUNT <= self.handoff_limit(level));
@@ -416,7 +416,7 @@ impl<F: Flavor> Engine<F> {
         // come in. (Our lane-empty check of `WAITERS` read `Adm` without the
         // lock and may have missed a waiter that linked itself just before; the
         // lock orders us after it.)
-        if !paused && !self.config.handoff() && self.waiters(&mut cold).len() > 0 {
+        if !paused && !self.config.handoff() && self.waiters_to_serve(&mut cold).len() > 0 {
             let grants = self.grant_waiters(&mut cold);
             if grants.pushed() {
                 self.ctl.apply(|w| w.add_lookers(1));
