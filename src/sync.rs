@@ -8,8 +8,8 @@
 /// (Only the heap faces use it: the spill flag, `MultiPool`.)
 #[cfg(all(not(antpool_loom), feature = "alloc"))]
 pub(crate) use portable_atomic::AtomicBool;
-/// (Only the heap faces use it: the lane's list of blocks.)
-#[cfg(all(not(antpool_loom), feature = "alloc"))]
+/// (The lane's list of blocks, with a heap, and the waiters' inbox.)
+#[cfg(not(antpool_loom))]
 pub(crate) use portable_atomic::AtomicPtr;
 #[cfg(not(antpool_loom))]
 pub(crate) use portable_atomic::{AtomicU8, AtomicUsize, Ordering, fence};
