@@ -1,9 +1,11 @@
 //! The waiters' inbox: how an async submitter joins the line without the
 //! cold lock. It pushes its node onto a lock-free stack per level (one
-//! compare-and-swap); whoever next holds the lock and looks at the line
-//! first moves every node pushed so far into the FIFO, oldest first
-//! ([`Inbox::drain_into`]). So every unlink still happens under the lock, and
-//! a waiter that times out or is dropped finds its node linked, or taken.
+//! compare-and-swap); a lock holder that looks at the line first moves the
+//! nodes pushed so far into the FIFO, oldest first ([`Inbox::drain_into`]):
+//! all of them to find or count a node (`Engine::waiters`), or those of a
+//! level whose line is empty to serve the oldest (`waiters_to_serve`). So
+//! every unlink still happens under the lock, and a waiter that times out or
+//! is dropped finds its node linked, or taken.
 //!
 //! The stack is the kernel's `llist` shape: a push writes its node's link and
 //! swings the head to it; a drain swaps the head out whole and reverses the
@@ -76,9 +78,11 @@ impl<T, Sig> Inbox<T, Sig> {
     }
 
     /// Moves every node pushed at `level` into `line`, oldest first; returns
-    /// how many. Always one read-modify-write of the head (a swap, even of an
-    /// empty stack): a push after it reads what it wrote, and so sees what
-    /// this thread did before (see [`push`](Self::push)).
+    /// how many (the caller counts them in the line's length, then calls
+    /// [`moved_in`](Self::moved_in)). Always one read-modify-write of the
+    /// head (a swap, even of an empty stack): a push after it reads what it
+    /// wrote, and so sees what this thread did before (see
+    /// [`push`](Self::push)).
     ///
     /// # Safety
     ///
@@ -109,10 +113,13 @@ impl<T, Sig> Inbox<T, Sig> {
                 line.push_back(node);
             }
         }
-        if moved > 0 {
-            self.pending.fetch_sub(moved, Relaxed);
-        }
         moved
+    }
+
+    /// `moved` nodes are counted in the line now (`drain_into`'s caller
+    /// stored its length first, so `waiting` never dips in between).
+    pub(crate) fn moved_in(&self, moved: usize) {
+        self.pending.fetch_sub(moved, Relaxed);
     }
 
     /// Whether a node waits at `level`: the lock holder's look after it

@@ -45,6 +45,8 @@ mod ctl;
 #[cfg(all(test, feature = "alloc", not(antpool_loom)))]
 mod fifo_tests;
 mod inbox;
+#[cfg(all(test, antpool_loom))]
+mod inbox_loom;
 mod isr;
 mod lanes;
 mod launch;
@@ -295,7 +297,8 @@ struct Cold<F: Flavor> {
     idle: F::Queue,
     /// Blocked submitters, oldest first (threads and async tasks alike): a
     /// line per level.
-    /// Read through [`Engine::waiters`], which first moves the inbox in.
+    /// Read through [`Engine::waiters`] or `waiters_to_serve`, which first
+    /// move the inbox in (all of it, or where a line is empty).
     lines: waiters::Lines<<F as Flavor>::Task, SignalOf<F>>,
     /// Threads waiting for the last worker thread of a released pool to end
     /// (on an open pool, for a release first).

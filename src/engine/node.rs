@@ -7,7 +7,9 @@
 //! `engine/README.md`; in short:
 //!
 //! * a node is linked (in the idle queue, the waiter list, the drain list) only
-//!   while its owner waits, and only the lock holder links or unlinks it;
+//!   while its owner waits, and only the lock holder links or unlinks it (an
+//!   async waiter pushes its own node onto the inbox, `inbox.rs`, which the
+//!   lock holder then links);
 //! * whoever unlinks a node owns the right to finish it: set its state, move its
 //!   task in or out, and `notify` its signal — exactly once;
 //! * the owner does not leave (and so does not free the node) until it has

@@ -127,9 +127,10 @@ struct Waiting<F: Flavor> {
 }
 
 // SAFETY: the node's links, waker and task are touched only under the
-// engine's lock or by the one thread holding the right to finish it (the node
-// protocol); the task is `Send` (`Flavor::Task`), and so is the handle
-// (`EngineRef: Send`).
+// engine's lock, by the one thread holding the right to finish it (the node
+// protocol), or by the owner before it pushes the node onto the inbox (when
+// nobody else can reach it); the task is `Send` (`Flavor::Task`), and so is
+// the handle (`EngineRef: Send`).
 unsafe impl<F: Flavor, H: EngineRef<Engine<F>>> Send for Admit<F, H> {}
 
 impl<F: Flavor, H: EngineRef<Engine<F>>> Admit<F, H> {
@@ -228,7 +229,7 @@ impl<F: Flavor> Waiting<F> {
                 self.push_into_line(this, task, cx);
                 let a = this.gate.adm.set(adm::waiters(self.level));
                 if a & adm::CLOSED != 0 {
-                    match self.unlink_closed(this) {
+                    match self.unlink_closed(handle) {
                         Some(task) => return Poll::Ready(Err(SubmitError::Closed(task))),
                         // Someone took the node out: its finish is coming.
                         None => continue,
@@ -345,18 +346,24 @@ impl<F: Flavor> Waiting<F> {
     /// Our push met a closed pool, whose release may have turned the line
     /// away before the push: takes the node out under the lock (its task,
     /// ours again); `None` if someone took it out first (their finish is
-    /// coming: `CLOSED`, or `SERVED` before the close).
-    fn unlink_closed(&mut self, engine: &Engine<F>) -> Option<F::Task> {
+    /// coming: `CLOSED`, or `SERVED` before the close). Either way the flag
+    /// we raised after the release lowered them is set right.
+    fn unlink_closed<H: EngineRef<Engine<F>>>(&mut self, handle: &H) -> Option<F::Task> {
+        let engine = handle.engine();
         let mut cold = engine.cold.lock();
-        if !engine
+        let ours = engine
             .waiters(&mut cold)
             .at(self.level)
-            .remove((&self.node).into())
-        {
+            .remove((&self.node).into());
+        let let_in = engine.waiters_changed(&mut cold);
+        drop(cold);
+        if let_in {
+            // Reopened since (a reboot), with room for others.
+            engine.let_waiters_in(handle);
+        }
+        if !ours {
             return None;
         }
-        engine.waiters_changed(&mut cold);
-        drop(cold);
         self.linked = false;
         // SAFETY: we unlinked our node ourselves: its task is ours.
         Some(unsafe { self.node.take_task() })
@@ -385,10 +392,13 @@ impl<F: Flavor> Waiting<F> {
             .at(self.level)
             .remove((&self.node).into())
         {
-            this.waiters_changed(&mut cold);
+            let let_in = this.waiters_changed(&mut cold);
             drop(cold);
             // SAFETY: we unlinked our node ourselves: its task is ours.
             drop(unsafe { self.node.take_task() });
+            if let_in {
+                this.let_waiters_in(handle);
+            }
             return;
         }
         drop(cold);

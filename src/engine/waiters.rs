@@ -2,7 +2,9 @@
 //! it under the cold lock and parks until it is served (its task pushed into
 //! the lane, or a hand-off admission passed to it), granted a new worker, or
 //! turned away (closed, timed out). Async submitters wait in the same line
-//! (`wait_async.rs`), so arrival order holds across both.
+//! (`wait_async.rs`), so arrival order holds across both; they join it
+//! through the inbox, without the lock (`inbox.rs`), where the pool sets no
+//! `max_blocking_tasks`.
 
 use core::ptr::NonNull;
 
@@ -204,7 +206,7 @@ impl<F: Flavor> Engine<F> {
                 true
             }
             Some(remaining) => {
-                node.signal().wait_timeout(remaining) || !self.leave_waiters(&node, level)
+                node.signal().wait_timeout(remaining) || !self.leave_waiters(handle, &node, level)
             }
         };
         bomb.disarm();
@@ -233,7 +235,12 @@ impl<F: Flavor> Engine<F> {
     /// it did (its task is its own again, and newcomers may pass once the
     /// FIFO is empty); `false` if someone took the node out first, in which
     /// case it has waited for their finish, as an untimed waiter does.
-    fn leave_waiters(&self, node: &NodeOf<F>, level: Priority) -> bool {
+    fn leave_waiters<H: EngineRef<Self>>(
+        &self,
+        handle: &H,
+        node: &NodeOf<F>,
+        level: Priority,
+    ) -> bool {
         let mut cold = self.cold.lock();
         if !self.waiters(&mut cold).at(level).remove(node.into()) {
             // Taken out under the lock just now; the finish is coming.
@@ -241,7 +248,11 @@ impl<F: Flavor> Engine<F> {
             node.signal().wait();
             return false;
         }
-        self.waiters_changed(&mut cold);
+        let let_in = self.waiters_changed(&mut cold);
+        drop(cold);
+        if let_in {
+            self.let_waiters_in(handle);
+        }
         true
     }
 
@@ -278,13 +289,18 @@ impl<F: Flavor> Engine<F> {
         lines: &'g mut Lines<F::Task, super::SignalOf<F>>,
         all: bool,
     ) -> &'g mut Lines<F::Task, super::SignalOf<F>> {
+        let mut moved = 0;
         for &level in self.levels() {
             let line = lines.at(level);
             if all || line.len() == 0 {
                 // SAFETY: we hold the lock, and so the line; only nodes of
                 // this level go into its inbox stack.
-                unsafe { self.inbox.drain_into(level, line) };
+                moved += unsafe { self.inbox.drain_into(level, line) };
             }
+        }
+        if moved > 0 {
+            self.counters.waiting.store(lines.len(), Relaxed);
+            self.inbox.moved_in(moved);
         }
         lines
     }
@@ -325,7 +341,15 @@ impl<F: Flavor> Engine<F> {
 
     /// After waiters left the lines (under the lock): lowers the flag of each
     /// level whose line is empty, and updates the lock-free count.
-    pub(super) fn waiters_changed(&self, cold: &mut Guard<'_, F>) {
+    ///
+    /// `true`: it put a level's flag back for an async waiter that pushed
+    /// itself meanwhile, and the word then had room for that level's waiters.
+    /// A hand-off worker that finished between the lowering and the raise saw
+    /// no waiter and let nobody in, and the pusher may have seen no room: the
+    /// caller lets them in once it has dropped the lock
+    /// ([`let_waiters_in`](Self::let_waiters_in)).
+    #[must_use = "waiters the room allows must be let in, or they may wait for good"]
+    pub(super) fn waiters_changed(&self, cold: &mut Guard<'_, F>) -> bool {
         let mut empty = 0;
         for level in Priority::ALL {
             if cold.lines.at(level).len() == 0 {
@@ -346,10 +370,16 @@ impl<F: Flavor> Engine<F> {
                 .filter(|&&l| empty & adm::waiters(l) != 0 && self.inbox.holds(l))
                 .fold(0, |bits, &l| bits | adm::waiters(l));
             if back != 0 {
-                self.gate.adm.set(back);
+                self.counters.waiting.store(cold.lines.len(), Relaxed);
+                let a = self.gate.adm.set(back) | back;
+                return self
+                    .levels()
+                    .iter()
+                    .any(|&l| back & adm::waiters(l) != 0 && self.waiters_may_enter(a, l));
             }
         }
         self.counters.waiting.store(cold.lines.len(), Relaxed);
+        false
     }
 
     /// The level a submit at `p` waits at: `p` in a pool with levels, else
@@ -452,94 +482,100 @@ impl<F: Flavor> Engine<F> {
         // at the first).
         #[cfg(feature = "timings")]
         let mut admitted = None;
-        for queue_level in Priority::ALL {
-            // A queue pool's level: its waiters come in once its lane has
-            // drained past the hysteresis, and then fill it.
-            let mut filling = false;
-            loop {
-                if self.gate.adm.load() & adm::CLOSED != 0 {
-                    break;
-                }
-                // The inbox moved in where a line ran empty.
-                self.take_inbox(&mut cold.lines, false);
-                let level = match handoff {
-                    // One admission for every level: the highest goes first.
-                    true => match cold.lines.next_level(self.config.starvation_bound) {
-                        Some(level) => level,
-                        None => break,
-                    },
-                    // A lane per level: each its own room.
-                    false => match cold.lines.at(queue_level).len() {
-                        0 => break,
-                        _ => queue_level,
-                    },
-                };
-                if handoff {
-                    // Admit it (the waiters' flags are ours to pass, under the
-                    // lock), unless the pool is at its limit for the level or
-                    // paused.
-                    if self
-                        .gate
-                        .adm
-                        .enter(|a| self.handoff_full(a, level))
-                        .is_err()
+        loop {
+            for queue_level in Priority::ALL {
+                // A queue pool's level: its waiters come in once its lane has
+                // drained past the hysteresis, and then fill it.
+                let mut filling = false;
+                loop {
+                    if self.gate.adm.load() & adm::CLOSED != 0 {
+                        break;
+                    }
+                    // The inbox moved in where a line ran empty.
+                    self.take_inbox(&mut cold.lines, false);
+                    let level = match handoff {
+                        // One admission for every level: the highest goes first.
+                        true => match cold.lines.next_level(self.config.starvation_bound) {
+                            Some(level) => level,
+                            None => break,
+                        },
+                        // A lane per level: each its own room.
+                        false => match cold.lines.at(queue_level).len() {
+                            0 => break,
+                            _ => queue_level,
+                        },
+                    };
+                    if handoff {
+                        // Admit it (the waiters' flags are ours to pass, under the
+                        // lock), unless the pool is at its limit for the level or
+                        // paused.
+                        if self
+                            .gate
+                            .adm
+                            .enter(|a| self.handoff_full(a, level))
+                            .is_err()
+                        {
+                            break;
+                        }
+                    } else if !core::mem::replace(&mut filling, true) && !self.lane_drained(level)
+                        || self.lane_full(level)
                     {
                         break;
                     }
-                } else if !core::mem::replace(&mut filling, true) && !self.lane_drained(level)
-                    || self.lane_full(level)
-                {
-                    break;
-                }
-                // A blocked thread and an async submitter alike: the task waits
-                // in the node, and is moved from there (`wait_async.rs`).
-                let Some(waiter) = cold.lines.at(level).pop_front() else {
-                    unreachable!("antpool: the waiters list was checked non-empty under the lock");
-                };
-                cold.lines.served(level);
-                #[cfg(feature = "timings")]
-                let at: Stamp = *admitted.get_or_insert_with(|| self.stamp_now());
-                if handoff
-                    && self
-                        .ctl
-                        .update(|w| self.spawn_for(w).then(|| w.add_threads(1).add_busy(1)))
-                        .is_ok()
-                {
-                    // SAFETY: we unlinked the waiter under the lock; the node is
-                    // ours to finish (admitted now: the owner records its wait
-                    // once its worker started).
-                    #[cfg(feature = "timings")]
-                    unsafe {
-                        waiter.as_ref().set_stamp(at)
+                    // A blocked thread and an async submitter alike: the task waits
+                    // in the node, and is moved from there (`wait_async.rs`).
+                    let Some(waiter) = cold.lines.at(level).pop_front() else {
+                        unreachable!(
+                            "antpool: the waiters list was checked non-empty under the lock"
+                        );
                     };
-                    // SAFETY: we unlinked the waiter under the lock; the node is
-                    // ours to finish, and its task stays in it for the owner.
-                    unsafe { grants.granted.push(waiter) };
-                    continue;
-                }
-                // SAFETY: as above; the task is ours to move into the lane.
-                let task = unsafe { waiter.as_ref().take_task() };
-                if let Err(task) = with_stamp!(self.lane, push(task, level) ; &|_, _| at) {
-                    // A queue filled up meanwhile: the waiter stays first in line.
-                    // SAFETY: the node is still ours; its cell is empty again.
-                    unsafe {
-                        waiter.as_ref().put_back(task);
-                        cold.lines.at(level).push_front(waiter);
+                    cold.lines.served(level);
+                    #[cfg(feature = "timings")]
+                    let at: Stamp = *admitted.get_or_insert_with(|| self.stamp_now());
+                    if handoff
+                        && self
+                            .ctl
+                            .update(|w| self.spawn_for(w).then(|| w.add_threads(1).add_busy(1)))
+                            .is_ok()
+                    {
+                        // SAFETY: we unlinked the waiter under the lock; the node is
+                        // ours to finish (admitted now: the owner records its wait
+                        // once its worker started).
+                        #[cfg(feature = "timings")]
+                        unsafe {
+                            waiter.as_ref().set_stamp(at)
+                        };
+                        // SAFETY: we unlinked the waiter under the lock; the node is
+                        // ours to finish, and its task stays in it for the owner.
+                        unsafe { grants.granted.push(waiter) };
+                        continue;
                     }
-                    break;
+                    // SAFETY: as above; the task is ours to move into the lane.
+                    let task = unsafe { waiter.as_ref().take_task() };
+                    if let Err(task) = with_stamp!(self.lane, push(task, level) ; &|_, _| at) {
+                        // A queue filled up meanwhile: the waiter stays first in line.
+                        // SAFETY: the node is still ours; its cell is empty again.
+                        unsafe {
+                            waiter.as_ref().put_back(task);
+                            cold.lines.at(level).push_front(waiter);
+                        }
+                        break;
+                    }
+                    // SAFETY: as above (its stamp: when its submit found the pool
+                    // saturated).
+                    #[cfg(feature = "timings")]
+                    self.record_submit_wait(unsafe { waiter.as_ref().stamp() }, at);
+                    // SAFETY: as above.
+                    unsafe { grants.served.push(waiter) };
                 }
-                // SAFETY: as above (its stamp: when its submit found the pool
-                // saturated).
-                #[cfg(feature = "timings")]
-                self.record_submit_wait(unsafe { waiter.as_ref().stamp() }, at);
-                // SAFETY: as above.
-                unsafe { grants.served.push(waiter) };
+                if handoff {
+                    break; // one pass served every level
+                }
             }
-            if handoff {
-                break; // one pass served every level
+            // A flag put back with room: a waiter pushed itself meanwhile.
+            if !self.waiters_changed(cold) {
+                return grants;
             }
         }
-        self.waiters_changed(cold);
-        grants
     }
 }

@@ -158,7 +158,7 @@ impl<F: Flavor> Engine<F> {
             // The oldest blocked submitter's task takes the finished task's
             // place (paused: the admission goes back, and no waiter gets it).
             let served = match !paused && self.gate.adm.load() & adm::ANY_WAITERS != 0 {
-                true => self.serve_waiter(),
+                true => self.serve_waiter(handle),
                 false => None,
             };
             match served {
@@ -255,7 +255,7 @@ impl<F: Flavor> Engine<F> {
     /// recorded). `None`: no waiter was left, or the one next may not take
     /// the admission yet (the count is above its level's limit: the reserve
     /// for `High`).
-    fn serve_waiter(&self) -> Option<TakenOf<F>> {
+    fn serve_waiter<H: EngineRef<Self>>(&self, handle: &H) -> Option<TakenOf<F>> {
         let mut cold = self.cold.lock();
         let lines = self.waiters_to_serve(&mut cold);
         let level = lines
@@ -266,8 +266,12 @@ impl<F: Flavor> Engine<F> {
             lines.served(level);
             waiter
         });
-        self.waiters_changed(&mut cold);
+        let let_in = self.waiters_changed(&mut cold);
         drop(cold);
+        if let_in {
+            // Another worker freed room unseen while the flag was down.
+            self.let_waiters_in(handle);
+        }
         let waiter = waiter?;
         #[cfg(feature = "timings")] // (`level` is `Some` with the waiter: its level)
         let (admitted, level) = (self.stamp_now(), level.unwrap_or_default());

@@ -5,7 +5,10 @@
 //! worker lowering the waiters' flag as the line empties, a release turning
 //! the line away, and the last worker of a queue pool parking. A waiter left
 //! in the inbox that nobody will look at is a future never woken, which loom
-//! reports as a deadlock.
+//! reports as a deadlock. (The flag's lowering racing a push *and* a worker
+//! that gives its admission back needs two preemptions inside one lock
+//! section — past ten minutes on the engine — and is modelled on the inbox
+//! itself: `src/engine/inbox_loom.rs`.)
 
 use std::time::Duration;
 
