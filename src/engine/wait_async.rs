@@ -308,19 +308,29 @@ impl<F: Flavor> Waiting<F> {
         task: F::Task,
         cx: &Context<'_>,
     ) {
-        self.node.set_state(state::WAITING);
-        // SAFETY: our node, not linked, its cell empty (a task left it by
-        // `take_task` or was never put in); it stays put (the future is
-        // pinned) until it is unlinked and finished, or we unlink it
+        self.fill_node(task, cx);
+        // SAFETY: our node, filled and in no list; it stays put (the future
+        // is pinned) until it is unlinked and finished, or we unlink it
         // (`cancel`). The lock is held.
+        unsafe { engine.join_waiters(cold, (&self.node).into(), self.level, false) };
+        self.linked = true;
+    }
+
+    /// Writes what a waiter carries into our node before it joins a line:
+    /// `WAITING`, the task (whoever serves it takes it from there), the wait's
+    /// start (feature `timings`) and this poll's waker.
+    fn fill_node(&mut self, task: F::Task, cx: &Context<'_>) {
+        self.node.set_state(state::WAITING);
+        // SAFETY: our node, in no list or inbox (never joined, or finished
+        // and left alone since), its cell empty (a task left it by
+        // `take_task` or was never put in): nobody else reaches it, so the
+        // waker needs no lock here.
         unsafe {
             self.node.put_back(task);
             #[cfg(feature = "timings")]
             self.node.set_stamp(self.since);
             self.node.set_waker(cx.waker());
-            engine.join_waiters(cold, (&self.node).into(), self.level, false);
         }
-        self.linked = true;
     }
 
     /// Joins the waiters' line through the inbox, without the lock: `task`
@@ -328,18 +338,12 @@ impl<F: Flavor> Waiting<F> {
     /// stack. The caller raises the level's flag next, then looks at the room
     /// (the inbox handshakes, `engine/README.md`).
     fn push_into_line(&mut self, engine: &Engine<F>, task: F::Task, cx: &Context<'_>) {
-        self.node.set_state(state::WAITING);
-        // SAFETY: our node, in no list or inbox, its cell empty (as for
-        // `link`); nobody else sees it before the push publishes it, and it
-        // stays put (the future is pinned) until it is unlinked under the
-        // lock and finished, or we unlink it (`cancel`, `unlink_closed`).
-        unsafe {
-            self.node.put_back(task);
-            #[cfg(feature = "timings")]
-            self.node.set_stamp(self.since);
-            self.node.set_waker(cx.waker());
-            engine.inbox.push(self.level, (&self.node).into());
-        }
+        self.fill_node(task, cx);
+        // SAFETY: our node, filled and in no list or inbox; nobody else sees
+        // it before the push publishes it, and it stays put (the future is
+        // pinned) until it is unlinked under the lock and finished, or we
+        // unlink it (`cancel`, `unlink_closed`).
+        unsafe { engine.inbox.push(self.level, (&self.node).into()) };
         self.linked = true;
     }
 

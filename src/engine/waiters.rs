@@ -350,6 +350,7 @@ impl<F: Flavor> Engine<F> {
     /// ([`let_waiters_in`](Self::let_waiters_in)).
     #[must_use = "waiters the room allows must be let in, or they may wait for good"]
     pub(super) fn waiters_changed(&self, cold: &mut Guard<'_, F>) -> bool {
+        self.counters.waiting.store(cold.lines.len(), Relaxed);
         let mut empty = 0;
         for level in Priority::ALL {
             if cold.lines.at(level).len() == 0 {
@@ -370,7 +371,6 @@ impl<F: Flavor> Engine<F> {
                 .filter(|&&l| empty & adm::waiters(l) != 0 && self.inbox.holds(l))
                 .fold(0, |bits, &l| bits | adm::waiters(l));
             if back != 0 {
-                self.counters.waiting.store(cold.lines.len(), Relaxed);
                 let a = self.gate.adm.set(back) | back;
                 return self
                     .levels()
@@ -378,7 +378,6 @@ impl<F: Flavor> Engine<F> {
                     .any(|&l| back & adm::waiters(l) != 0 && self.waiters_may_enter(a, l));
             }
         }
-        self.counters.waiting.store(cold.lines.len(), Relaxed);
         false
     }
 
@@ -486,7 +485,9 @@ impl<F: Flavor> Engine<F> {
             for queue_level in Priority::ALL {
                 // A queue pool's level: its waiters come in once its lane has
                 // drained past the hysteresis, and then fill it.
-                let mut filling = false;
+                if !handoff && !self.lane_drained(queue_level) {
+                    continue;
+                }
                 loop {
                     if self.gate.adm.load() & adm::CLOSED != 0 {
                         break;
@@ -517,9 +518,7 @@ impl<F: Flavor> Engine<F> {
                         {
                             break;
                         }
-                    } else if !core::mem::replace(&mut filling, true) && !self.lane_drained(level)
-                        || self.lane_full(level)
-                    {
+                    } else if self.lane_full(level) {
                         break;
                     }
                     // A blocked thread and an async submitter alike: the task waits
