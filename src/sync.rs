@@ -54,12 +54,10 @@ pub(crate) fn spin_hint() {
 /// `std`) yields the CPU, since on a small machine the thread waited for may
 /// have been preempted and need this very CPU to finish. (Without `std` there
 /// is nothing to yield to; under loom every round yields to the model.)
-#[cfg(feature = "alloc")]
 pub(crate) struct Backoff {
     step: u32,
 }
 
-#[cfg(feature = "alloc")]
 impl Backoff {
     const SPIN_LIMIT: u32 = 6;
 

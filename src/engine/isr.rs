@@ -29,10 +29,11 @@
 //! giving it back lets blocked submitters in, as a finished task does (a grant
 //! in a hand-off pool only passes admissions on: it starts no worker and
 //! pushes nothing). In a hand-off pool without a heap — the only kind that
-//! offers this path — it does not happen: its ring has a slot for every task
-//! it admits (at most its capacity, at most the ring's size), so a slot still
-//! held by a half-done push or pop is never the one at `tail`, and
-//! `push_now` retries only while other pushers move `tail` on.
+//! offers this path — it is rare: its ring has a slot for every task it
+//! admits (at most its capacity, at most the ring's size), so the slot at
+//! `tail` is held only by a worker between its claim and its read that was
+//! preempted there while later pops finished; `push_now` retries only while
+//! other pushers move `tail` on.
 
 use super::ctl::PAUSED;
 use super::ctl::adm;

@@ -253,6 +253,33 @@ impl<T, Sig: Signal> Node<T, Sig> {
         unsafe { *self.stamp.get() = stamp };
     }
 
+    /// Finishes `node` `SERVED` now, where that wakes nobody — an async
+    /// spawn's node (its result wakes its future) — and returns `true`; else
+    /// returns `false` and leaves the node to [`finish`](Self::finish), which
+    /// may wake, after the lock. A grant finishes a spawn's node before it
+    /// lets the lock go, since its task may already run: the future, woken by
+    /// the result, would otherwise spin on `TAKEN` until the granter got to
+    /// it (for the rest of a time slice, had the granter been preempted).
+    ///
+    /// # Safety
+    ///
+    /// As for [`finish`](Self::finish); the caller is done with the node's
+    /// task and stamp.
+    pub(crate) unsafe fn finish_unwoken(node: NonNull<Self>) -> bool {
+        // SAFETY: the node is live and ours to finish (contract); the state's
+        // store is our last touch, after which its owner may free it.
+        unsafe {
+            if let Wake::Task {
+                wake_served: false, ..
+            } = &(*node.as_ptr()).wake
+            {
+                node.as_ref().set_state(state::SERVED);
+                return true;
+            }
+        }
+        false
+    }
+
     /// Finishes a node this thread unlinked: sets `state` and wakes the owner.
     /// After this the node may be gone.
     ///

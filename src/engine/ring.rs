@@ -6,7 +6,11 @@
 //! so a push claims a slot with one compare-and-swap on `tail` and publishes
 //! it with one store to the slot's stamp, and a pop does the same on `head`.
 //! Submitters write `tail`, workers write `head`: two different cache lines,
-//! and they meet only on the slot they hand over.
+//! and they meet only on the slot they hand over. Unlike `ArrayQueue`, neither
+//! side waits for the other: a pop that finds the slot at `head` not yet
+//! written (or not yet emptied by last lap's reader) finds nothing, and a push
+//! that finds the slot at `tail` not yet emptied hands its value back (see
+//! [`push`](Ring::push) for what waiting cost).
 //!
 //! Written here rather than taken from `crossbeam-queue` because the engine
 //! needs it without a heap (the slots of a `static` pool live inline), on the
@@ -31,7 +35,7 @@
 use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 
-use crate::sync::{AtomicUsize, Cell, Ordering, fence, spin_hint};
+use crate::sync::{AtomicUsize, Cell, Ordering, spin_hint};
 
 use super::padded::Padded;
 #[cfg(feature = "timings")]
@@ -203,12 +207,22 @@ impl<T, S: Slots<T>> Ring<T, S> {
         }
     }
 
-    /// Appends `value`, or hands it back if every slot is full or the ring is
-    /// closed ([`is_closed`](Self::is_closed) tells which). Feature `timings`:
-    /// with the stamp `stamp_at` gives for the position of the slot it is
-    /// about to claim and the stamp of its last try (see `Engine::lane_stamp`),
-    /// asked before each try: a clock read between the claim and the publish
-    /// would keep poppers from the slot (they see it empty) that much longer.
+    /// Appends `value`, or hands it back if the slot at `tail` is not free
+    /// now — every slot is full, or the reader of the slot's last value has
+    /// claimed it and not yet emptied it — or the ring is closed
+    /// ([`is_closed`](Self::is_closed) tells which). Feature `timings`: with
+    /// the stamp `stamp_at` gives for the position of the slot it is about to
+    /// claim and the stamp of its last try (see `Engine::lane_stamp`), asked
+    /// before each try: a clock read between the claim and the publish would
+    /// keep poppers from the slot (they see it empty) that much longer.
+    ///
+    /// It never waits for another thread, and retries only when `tail` moved
+    /// (another pusher got on), so it is lock-free. Crossbeam's `ArrayQueue`
+    /// spins instead while the slot's reader is between its claim and its
+    /// read: a reader preempted there (six threads on two cores) kept the
+    /// submitter spinning for the rest of its time slice, ~1–3 ms in which no
+    /// task moved. Handed back, the task waits as it does for a full queue,
+    /// and whoever waits for room sees the slot freed.
     pub(crate) fn push(
         &self,
         mut value: T,
@@ -222,8 +236,7 @@ impl<T, S: Slots<T>> Ring<T, S> {
                 return Err(value);
             }
             let (slot, index) = self.slot(tail);
-            let stamp = slot.stamp(index);
-            if stamp == tail {
+            if slot.stamp(index) == tail {
                 // The slot is free for this lap: claim it.
                 #[cfg(feature = "timings")]
                 {
@@ -236,46 +249,10 @@ impl<T, S: Slots<T>> Ring<T, S> {
                         spin_hint();
                     }
                 }
-            } else if stamp.wrapping_add(self.one_lap) == tail.wrapping_add(1) {
-                // The slot still holds last lap's value: full, unless its
-                // reader has already claimed it and is about to free it.
-                fence(Ordering::SeqCst);
-                let head = self.head.load(Ordering::Relaxed);
-                if head.wrapping_add(self.one_lap) == tail {
-                    return Err(value);
-                }
-                spin_hint();
-                tail = self.tail.load(Ordering::Relaxed);
             } else {
-                // Another pusher moved on; catch up.
-                spin_hint();
-                tail = self.tail.load(Ordering::Relaxed);
-            }
-        }
-    }
-
-    /// Adds `value` if the slot at `tail` is free now; never waits for another
-    /// thread. [`push`](Self::push) waits (spins) for a pop or a push that has
-    /// claimed its slot and not yet released it; on one core, an interrupt
-    /// handler that waited so would wait for a thread it interrupted, forever.
-    /// This hands the value back instead, which it may do while the ring has
-    /// room. It retries only when `tail` moved (another pusher got on), so it
-    /// is lock-free.
-    pub(crate) fn push_now(&self, mut value: T) -> Result<(), T> {
-        let mut tail = self.tail.load(Ordering::Relaxed);
-        loop {
-            if tail & self.mark != 0 {
-                return Err(value);
-            }
-            let (slot, index) = self.slot(tail);
-            if slot.stamp(index) == tail {
-                match with_stamp!(self, claim_and_write(tail, value) ; Stamp::NONE) {
-                    Ok(()) => return Ok(()),
-                    Err((back, now)) => (value, tail) = (back, now),
-                }
-            } else {
-                // Full, or a push or pop of last lap not finished: unless
-                // `tail` moved meanwhile, give up now.
+                // Full, or last lap's reader (or, with `tail` stale, another
+                // pusher) not done with the slot: unless `tail` moved
+                // meanwhile, hand the value back now.
                 let now = self.tail.load(Ordering::Relaxed);
                 if now == tail {
                     return Err(value);
@@ -283,6 +260,26 @@ impl<T, S: Slots<T>> Ring<T, S> {
                 tail = now;
             }
         }
+    }
+
+    /// Whether every slot holds a value not yet claimed by a popper (as far
+    /// as a fenced look can tell): a [`push`](Self::push) handed back for
+    /// this, not for a popper between its claim and its read.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn is_full(&self) -> bool {
+        crate::sync::fence(Ordering::SeqCst);
+        let tail = self.tail.load(Ordering::Relaxed) & !self.mark;
+        self.head.load(Ordering::Relaxed).wrapping_add(self.one_lap) == tail
+    }
+
+    /// [`push`](Self::push) for an interrupt handler, which must not wait for
+    /// the thread it interrupted (on one core it would wait forever): `push`
+    /// never waits, and this one records no admission time.
+    pub(crate) fn push_now(&self, value: T) -> Result<(), T> {
+        #[cfg(feature = "timings")]
+        return self.push(value, &|_, _| Stamp::NONE);
+        #[cfg(not(feature = "timings"))]
+        return self.push(value);
     }
 
     /// Takes the oldest value (with its stamp, feature `timings`), or `None`
@@ -330,9 +327,18 @@ impl<T, S: Slots<T>> Ring<T, S> {
                 // (see `has_ready` for the handshake).
                 return None;
             } else {
-                // Another popper moved on; catch up.
-                spin_hint();
-                head = self.head.load(Ordering::Relaxed);
+                // Another popper moved on (catch up), or — `head` unchanged —
+                // the slot still holds last lap's value, claimed by a popper
+                // not yet done with it: nothing is ready here before a push
+                // that has to wait for that popper, and whose pusher wakes a
+                // worker itself once it wrote (as above). Waiting for the
+                // popper instead had every worker that looked spinning on
+                // the CPU a preempted popper needed.
+                let now = self.head.load(Ordering::Relaxed);
+                if now == head {
+                    return None;
+                }
+                head = now;
             }
         }
     }
@@ -432,5 +438,56 @@ impl<T, S: Slots<T>> Drop for Ring<T, S> {
                 .with_mut(|cell| unsafe { (*cell).assume_init_drop() });
             head = self.next(head);
         }
+    }
+}
+
+/// What nobody may wait for: a reader between its claim and its read.
+#[cfg(all(test, feature = "std", not(antpool_loom)))]
+mod tests {
+    use std::sync::{Arc, mpsc};
+    use std::time::Duration;
+
+    use super::super::plain::Plain;
+    use super::*;
+
+    type Two = Ring<u32, [Slot<u32>; 2]>;
+
+    /// A pop's first half, its claim on `head`: where a reader preempted
+    /// right after it leaves the ring.
+    fn claim(ring: &Two) -> usize {
+        let head = ring.head.load(Ordering::Relaxed);
+        ring.head.store(ring.next(head), Ordering::Relaxed);
+        head
+    }
+
+    /// The pop's second half: reads the value, empties the slot.
+    fn finish(ring: &Two, head: usize) -> u32 {
+        let (slot, index) = ring.slot(head);
+        // SAFETY: `claim` made us the slot's reader for this lap, and its
+        // pusher's stamp (read by the pop below first) said it is written.
+        let value = slot
+            .value
+            .with_mut(|cell| unsafe { (*cell).assume_init_read() });
+        slot.set_stamp(index, head.wrapping_add(ring.one_lap));
+        value
+    }
+
+    #[test]
+    fn nobody_waits_for_a_reader_between_its_claim_and_its_read() {
+        let ring: Arc<Two> = Arc::new(Ring::new([Slot::new(), Slot::new()], 2));
+        ring.push_plain(1).unwrap();
+        ring.push_plain(2).unwrap();
+        let held = claim(&ring);
+        assert_eq!(ring.pop_plain(), Some(2));
+        // The slot at `tail` and at `head` is the one still held: a push or a
+        // pop that waited for its reader would spin here for good.
+        let (tx, rx) = mpsc::channel();
+        let r = ring.clone();
+        std::thread::spawn(move || tx.send((r.push_plain(3), r.pop_plain())));
+        let seen = rx.recv_timeout(Duration::from_secs(30));
+        assert_eq!(seen, Ok((Err(3), None)), "handed back, and nothing ready");
+        assert_eq!(finish(&ring, held), 1);
+        assert_eq!(ring.push_plain(3), Ok(()), "the slot emptied: taken");
+        assert_eq!((ring.pop_plain(), ring.pop_plain()), (Some(3), None));
     }
 }

@@ -136,3 +136,31 @@ fn a_popper_racing_a_pusher_sees_the_value_or_nothing() {
         assert!(first.is_none() || second.is_none());
     });
 }
+
+/// A push and a second pop meeting a slot whose last reader is between its
+/// claim and its read: neither waits for it (the push hands its value back,
+/// the pop finds nothing), and every value comes out once.
+#[test]
+fn nobody_waits_for_a_reader_and_nothing_is_lost() {
+    model(|| {
+        let ring: Arc<Ring<u32, [Slot<u32>; 1]>> = Arc::new(Ring::new([Slot::new()], 1));
+        ring.push_plain(1).unwrap();
+        let readers: [_; 2] = core::array::from_fn(|_| {
+            let r = ring.clone();
+            loom::thread::spawn(move || r.pop_plain())
+        });
+        let pushed = ring.push_plain(2);
+        let mut out: std::vec::Vec<u32> = readers
+            .into_iter()
+            .filter_map(|r| r.join().unwrap())
+            .collect();
+        out.extend(ring.pop_plain());
+        match pushed {
+            Ok(()) => assert!(out.contains(&2), "a value pushed comes out"),
+            Err(v) => out.push(v),
+        }
+        out.sort_unstable();
+        assert_eq!(out, [1, 2], "each value once: popped, left, or handed back");
+        assert_eq!(ring.pop_plain(), None);
+    });
+}

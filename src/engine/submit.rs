@@ -33,8 +33,8 @@ use crate::error::SubmitError;
 use crate::priority::Priority;
 use crate::queue::{IdleWorker, WorkerQueue};
 
+use crate::sync::Backoff;
 use crate::sync::Ordering::Relaxed;
-use crate::sync::spin_hint;
 
 /// Whether `busy` workers are enough, on `cpus` CPUs, for wake-ups to chain
 /// (see `Engine::chains`): more than twice the CPUs.
@@ -126,6 +126,10 @@ impl<F: Flavor> Engine<F> {
         // Feature `timings`: when the pool was first found saturated.
         #[cfg(feature = "timings")]
         let mut since = Stamp::NONE;
+        // Room seen and the push refused again: the slot at the queue's tail
+        // is still a worker's, between its claim and its read (`Ring::push`).
+        // Back off before the next try, as the push no longer waits itself.
+        let mut backoff = Backoff::new();
         loop {
             task = match this.attempt(handle, task, level) {
                 #[cfg(not(feature = "timings"))]
@@ -151,7 +155,11 @@ impl<F: Flavor> Engine<F> {
                     match with_stamp!(this, wait_for_room(handle, task, deadline.flatten(), level) ; since)
                     {
                         Attempt::Done(result) => return result,
-                        Attempt::Saturated(task) => task, // room appeared: go round
+                        Attempt::Saturated(task) => {
+                            // Room appeared: go round.
+                            backoff.snooze();
+                            task
+                        }
                     }
                 }
             };
@@ -235,6 +243,7 @@ impl<F: Flavor> Engine<F> {
             );
         }
         let mut task = task;
+        let mut backoff = Backoff::new();
         loop {
             match with_stamp!(self.lane, push(task, level) ; &|position, last| self.lane_stamp(position, last))
             {
@@ -249,11 +258,13 @@ impl<F: Flavor> Engine<F> {
                         false => Attempt::Saturated(back),
                     };
                 }
-                // A hand-off pool's lane holds every task it admits: full only
-                // for the moment a worker takes to empty the slot it claimed.
+                // A hand-off pool's lane holds every task it admits: the slot
+                // at `tail` is taken only for the moment a worker takes to
+                // empty the slot it claimed — unless that worker was
+                // preempted, and may need this CPU (the backoff yields).
                 Err(back) => {
                     task = back;
-                    spin_hint();
+                    backoff.snooze();
                 }
             }
         }

@@ -26,9 +26,9 @@ use super::ring::{Ring, Slots};
 use super::stamp::Stamp;
 use super::stamp::{Stamped, with_stamp};
 #[cfg(feature = "alloc")]
-use crate::sync::AtomicBool;
-#[cfg(feature = "alloc")]
 use crate::sync::Ordering;
+#[cfg(feature = "alloc")]
+use crate::sync::{AtomicBool, Backoff};
 
 /// The largest ring the heap faces allocate for a spilling lane (one slot per
 /// task the pool admits, at most this many); more spill.
@@ -140,12 +140,24 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
             if self.spilling.load(Ordering::Relaxed) {
                 return with_stamp!(self.spill, push(task) ; stamp_at);
             }
-            return match with_stamp!(self.ring, push(task) ; stamp_at) {
-                Ok(()) => Ok(()),
-                Err(task) if self.ring.is_closed() => Err(task),
-                Err(task) => {
-                    self.spilling.store(true, Ordering::Release);
-                    with_stamp!(self.spill, push(task) ; stamp_at)
+            let mut task = task;
+            let mut backoff = Backoff::new();
+            return loop {
+                match with_stamp!(self.ring, push(task) ; stamp_at) {
+                    Ok(()) => break Ok(()),
+                    Err(back) if self.ring.is_closed() => break Err(back),
+                    // Not full: the slot at `tail` is a popper's, between its
+                    // claim and its read. Spilling is for good, so wait for
+                    // it here (backing off to a yield, as it may have been
+                    // preempted) rather than spill for that moment.
+                    Err(back) if !self.ring.is_full() => {
+                        task = back;
+                        backoff.snooze();
+                    }
+                    Err(back) => {
+                        self.spilling.store(true, Ordering::Release);
+                        break with_stamp!(self.spill, push(back) ; stamp_at);
+                    }
                 }
             };
         }

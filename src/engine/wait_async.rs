@@ -16,9 +16,11 @@
 //!   while the node is linked (state `WAITING`) — or before its push.
 //! * Whoever unlinks the node (always under the lock) marks it `TAKEN`; after
 //!   the lock it takes the waker out, sets the final state, and wakes the
-//!   waker from its own stack. The owner leaves the node alone while it is
-//!   `TAKEN` (a moment: its finisher is between the lock and the finish), and
-//!   may free it once the state is final.
+//!   waker from its own stack (a grant sets a spawn's node `SERVED` before it
+//!   lets the lock go: that wakes nobody, and the task may already run). The
+//!   owner leaves the node alone while it is `TAKEN` (a moment: its finisher
+//!   is between the lock and the finish), and may free it once the state is
+//!   final.
 //! * An async submitter waits as a blocked thread does, its task in its node:
 //!   whoever lets it in takes the task from there (a hand-off worker runs it
 //!   next, a grant pushes it into the lane) and finishes the node `SERVED` —
@@ -47,7 +49,7 @@ use crate::error::SubmitError;
 use crate::priority::Priority;
 use crate::spawner::Signal;
 use crate::sync::Ordering::Relaxed;
-use crate::sync::spin_hint;
+use crate::sync::{Backoff, spin_hint};
 
 /// The most saturated polls that yield before joining the line, when the
 /// clock does not move (a manual clock, a coarse tick).
@@ -166,6 +168,7 @@ impl<F: Flavor> Waiting<F> {
         cx: &mut Context<'_>,
     ) -> Poll<Result<(), SubmitError<F::Task>>> {
         let this = handle.engine();
+        let mut backoff = Backoff::new();
         loop {
             if self.linked {
                 // SAFETY: our node, linked in this engine's waiters.
@@ -252,7 +255,10 @@ impl<F: Flavor> Waiting<F> {
                 return Poll::Ready(Err(SubmitError::Closed(task)));
             }
             if !this.waiters_block(a, self.level) && !this.saturated_now(a, self.level) {
-                // Room appeared: go round.
+                // Room appeared: go round (after a backoff: the push may have
+                // met a slot a worker has claimed and not read yet).
+                drop(cold);
+                backoff.snooze();
                 self.task = Some(task);
                 continue;
             }

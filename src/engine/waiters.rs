@@ -93,8 +93,11 @@ impl<T, Sig> Lines<T, Sig> {
 /// Waiters let in under the lock, to be finished once it is dropped.
 #[must_use = "granted waiters must be finished, or their owners wait forever"]
 pub(super) struct Grants<T, Sig> {
-    /// Their task is in the lane: finished SERVED.
+    /// Their task is in the lane: finished SERVED (those whose finish wakes
+    /// nobody were finished under the lock already).
     served: Chain<T, Sig>,
+    /// Whether a task went into the lane.
+    pushed: bool,
     /// A new worker is reserved for their task (`T+1, K+1`): finished GRANTED,
     /// they start it themselves (and get `SpawnFailed` if it cannot start).
     granted: Chain<T, Sig>,
@@ -104,13 +107,14 @@ impl<T, Sig: Signal> Grants<T, Sig> {
     fn new() -> Self {
         Grants {
             served: Chain::new(),
+            pushed: false,
             granted: Chain::new(),
         }
     }
 
     /// Whether a granted task went into the lane.
     pub(super) fn pushed(&self) -> bool {
-        self.served.len() > 0
+        self.pushed
     }
 
     pub(super) fn finish(self) {
@@ -564,8 +568,12 @@ impl<F: Flavor> Engine<F> {
                     // saturated).
                     #[cfg(feature = "timings")]
                     self.record_submit_wait(unsafe { waiter.as_ref().stamp() }, at);
-                    // SAFETY: as above.
-                    unsafe { grants.served.push(waiter) };
+                    grants.pushed = true;
+                    // SAFETY: as above; a finish now is our last touch.
+                    if !unsafe { Node::finish_unwoken(waiter) } {
+                        // SAFETY: as above.
+                        unsafe { grants.served.push(waiter) };
+                    }
                 }
                 if handoff {
                     break; // one pass served every level
