@@ -33,8 +33,8 @@ use crate::error::SubmitError;
 use crate::priority::Priority;
 use crate::queue::{IdleWorker, WorkerQueue};
 
-use crate::sync::Backoff;
 use crate::sync::Ordering::Relaxed;
+use crate::sync::{Backoff, spin_hint};
 
 /// Whether `busy` workers are enough, on `cpus` CPUs, for wake-ups to chain
 /// (see `Engine::chains`): more than twice the CPUs.
@@ -243,7 +243,6 @@ impl<F: Flavor> Engine<F> {
             );
         }
         let mut task = task;
-        let mut backoff = Backoff::new();
         loop {
             match with_stamp!(self.lane, push(task, level) ; &|position, last| self.lane_stamp(position, last))
             {
@@ -260,11 +259,10 @@ impl<F: Flavor> Engine<F> {
                 }
                 // A hand-off pool's lane holds every task it admits: the slot
                 // at `tail` is taken only for the moment a worker takes to
-                // empty the slot it claimed — unless that worker was
-                // preempted, and may need this CPU (the backoff yields).
+                // empty the slot it claimed.
                 Err(back) => {
                     task = back;
-                    backoff.snooze();
+                    spin_hint();
                 }
             }
         }
