@@ -16,7 +16,8 @@
 //!   thread has claimed and not released makes it give up rather than spin;
 //! * **wakes the claimed worker** after the lock, whatever became of the push:
 //!   it left the idle queue and must look (a failed push means the lane holds
-//!   tasks for it).
+//!   tasks for it, or a worker is between its claim and its read: the woken
+//!   one then parks again).
 //!
 //! It takes the pool's lock once and notifies at most one signal (two, in the
 //! rare undo below): an interrupt handler may call it if the platform's

@@ -21,6 +21,7 @@ use crate::error::SubmitError;
 use crate::priority::Priority;
 use crate::spawner::{Signal, Spawner};
 use crate::sync::Ordering::Relaxed;
+use crate::sync::spin_hint;
 
 /// The lines of blocked submitters: a FIFO per level (`Priority`); a pool
 /// without levels uses `Normal`'s alone. Under the cold lock.
@@ -357,7 +358,9 @@ impl<F: Flavor> Engine<F> {
         self.counters.waiting.store(cold.lines.len(), Relaxed);
         let mut empty = 0;
         for level in Priority::ALL {
-            if cold.lines.at(level).len() == 0 {
+            // (A level whose inbox holds pushed waiters keeps its flag: the
+            // look again below is for pushes that race the lowering.)
+            if cold.lines.at(level).len() == 0 && !self.inbox.holds(level) {
                 empty |= adm::waiters(level);
             }
         }
@@ -554,9 +557,27 @@ impl<F: Flavor> Engine<F> {
                         continue;
                     }
                     // SAFETY: as above; the task is ours to move into the lane.
-                    let task = unsafe { waiter.as_ref().take_task() };
-                    if let Err(task) = with_stamp!(self.lane, push(task, level) ; &|_, _| at) {
-                        // A queue filled up meanwhile: the waiter stays first in line.
+                    let mut task = unsafe { waiter.as_ref().take_task() };
+                    let refused = loop {
+                        match with_stamp!(self.lane, push(task, level) ; &|_, _| at) {
+                            Ok(()) => break None,
+                            // A hand-off pool admitted it (above), and its ring has
+                            // a slot for every admission: refused only while a
+                            // worker holds the slot at `tail` between its claim and
+                            // its read (a ring without a heap: nowhere to spill).
+                            // Wait for it, as `place` does.
+                            Err(back) if handoff && !self.lane.is_closed() => {
+                                task = back;
+                                spin_hint();
+                            }
+                            Err(back) => break Some(back),
+                        }
+                    };
+                    if let Some(task) = refused {
+                        // A queue filled up meanwhile, or its slot at `tail` is a
+                        // worker's between its claim and its read (that worker
+                        // looks at the line once its pop is done): the waiter
+                        // stays first in line.
                         // SAFETY: the node is still ours; its cell is empty again.
                         unsafe {
                             waiter.as_ref().put_back(task);

@@ -20,7 +20,8 @@ use crate::sync::fence;
 use crate::trace::trace_event;
 
 /// A queue pool's worker checks for blocked submitters once every this many
-/// tasks it takes from the lane (and whenever it finds the lane empty).
+/// tasks it takes from the lane (and whenever it finds the lane empty, and
+/// after a pop as a looker).
 const WAITER_CHECK: u32 = 16;
 
 /// Gives the worker's thread slot back when the worker ends — normally (it
@@ -240,6 +241,22 @@ impl<F: Flavor> Engine<F> {
         self.gate.adm.read_rmw() & adm::COUNT > 0 || self.lane.has_tasks()
     }
 
+    /// A queue pool, after a looker's pop: lets blocked submitters in if the
+    /// lane has drained past the hysteresis (one load of `Adm` when nobody
+    /// waits). A grant whose push met the slot this pop held between its
+    /// claim and its read left its waiter first in line (`Ring::push` hands
+    /// back rather than wait), perhaps with every other worker parked: a
+    /// woken worker's pop is where that happens, and nobody else would look
+    /// before its task ends. (A busy worker looks every `WAITER_CHECK` tasks:
+    /// checking after every pop measured a p99 1.05 → 1.13× rayon's at 256
+    /// async submitters, 101 paired rounds.)
+    #[inline]
+    fn waiters_after_pop<H: EngineRef<Self>>(&self, handle: &H) {
+        if !self.config.handoff() {
+            self.check_queue_waiters(handle);
+        }
+    }
+
     /// A queue pool: lets blocked submitters in if the lane has drained past
     /// the hysteresis.
     fn check_queue_waiters<H: EngineRef<Self>>(&self, handle: &H) {
@@ -325,6 +342,7 @@ impl<F: Flavor> Engine<F> {
     #[inline]
     fn take_as_looker<H: EngineRef<Self>>(&self, handle: &H, me: &NodeOf<F>) -> Option<TakenOf<F>> {
         let task = straight!(self.pop_lane(me)?);
+        self.waiters_after_pop(handle);
         let (_, new) = self.ctl.apply(|w| w.sub_lookers(1).add_busy(1));
         // (The fence: our half of the handshake with a submitter that pushed
         // and then, reading the word fenced, counted on us.)
