@@ -463,8 +463,8 @@ mod tests {
     /// The pop's second half: reads the value, empties the slot.
     fn finish(ring: &Two, head: usize) -> u32 {
         let (slot, index) = ring.slot(head);
-        // SAFETY: `claim` made us the slot's reader for this lap, and its
-        // pusher's stamp (read by the pop below first) said it is written.
+        // SAFETY: `claim` made us the slot's only reader for this lap, and
+        // its value was written by a push on this thread before the claim.
         let value = slot
             .value
             .with_mut(|cell| unsafe { (*cell).assume_init_read() });

@@ -242,28 +242,39 @@ impl<F: Flavor> Engine<F> {
                 with_stamp!(self, start_with(handle, task) ; self.carried_stamp(level)),
             );
         }
-        let mut task = task;
+        match with_stamp!(self, push_admitted(task, level) ; &|position, last| self.lane_stamp(position, last))
+        {
+            Ok(()) => {
+                self.ensure_taker(handle);
+                Attempt::Done(Ok(()))
+            }
+            // A bounded queue is full — or the lane closed, if it refused for that.
+            Err(back) => match self.lane.is_closed() {
+                true => Attempt::Done(Err(SubmitError::Closed(back))),
+                false => Attempt::Saturated(back),
+            },
+        }
+    }
+
+    /// Pushes `task` into `level`'s lane. A hand-off pool admitted it, and its
+    /// lane holds every task it admits: refused only while a worker holds the
+    /// slot at `tail` between its claim and its read (a ring without a heap,
+    /// with nowhere to spill), which this waits for. A queue pool's refusal
+    /// (full, that same slot, or closed) comes back.
+    #[inline(always)]
+    pub(super) fn push_admitted(
+        &self,
+        mut task: F::Task,
+        level: Priority,
+        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize, Stamp) -> Stamp,
+    ) -> Result<(), F::Task> {
         loop {
-            match with_stamp!(self.lane, push(task, level) ; &|position, last| self.lane_stamp(position, last))
-            {
-                Ok(()) => {
-                    self.ensure_taker(handle);
-                    return Attempt::Done(Ok(()));
-                }
-                // A bounded queue is full — or the lane closed, if it refused for that.
-                Err(back) if !self.config.handoff() => {
-                    return match self.lane.is_closed() {
-                        true => Attempt::Done(Err(SubmitError::Closed(back))),
-                        false => Attempt::Saturated(back),
-                    };
-                }
-                // A hand-off pool's lane holds every task it admits: the slot
-                // at `tail` is taken only for the moment a worker takes to
-                // empty the slot it claimed.
-                Err(back) => {
+            match with_stamp!(self.lane, push(task, level) ; stamp_at) {
+                Err(back) if self.config.handoff() && !self.lane.is_closed() => {
                     task = back;
                     spin_hint();
                 }
+                result => return result,
             }
         }
     }

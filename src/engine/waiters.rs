@@ -21,7 +21,6 @@ use crate::error::SubmitError;
 use crate::priority::Priority;
 use crate::spawner::{Signal, Spawner};
 use crate::sync::Ordering::Relaxed;
-use crate::sync::spin_hint;
 
 /// The lines of blocked submitters: a FIFO per level (`Priority`); a pool
 /// without levels uses `Normal`'s alone. Under the cold lock.
@@ -557,23 +556,10 @@ impl<F: Flavor> Engine<F> {
                         continue;
                     }
                     // SAFETY: as above; the task is ours to move into the lane.
-                    let mut task = unsafe { waiter.as_ref().take_task() };
-                    let refused = loop {
-                        match with_stamp!(self.lane, push(task, level) ; &|_, _| at) {
-                            Ok(()) => break None,
-                            // A hand-off pool admitted it (above), and its ring has
-                            // a slot for every admission: refused only while a
-                            // worker holds the slot at `tail` between its claim and
-                            // its read (a ring without a heap: nowhere to spill).
-                            // Wait for it, as `place` does.
-                            Err(back) if handoff && !self.lane.is_closed() => {
-                                task = back;
-                                spin_hint();
-                            }
-                            Err(back) => break Some(back),
-                        }
-                    };
-                    if let Some(task) = refused {
+                    let task = unsafe { waiter.as_ref().take_task() };
+                    // (A hand-off pool admitted it above: `push_admitted` waits
+                    // for its slot.)
+                    if let Err(task) = with_stamp!(self, push_admitted(task, level) ; &|_, _| at) {
                         // A queue filled up meanwhile, or its slot at `tail` is a
                         // worker's between its claim and its read (that worker
                         // looks at the line once its pop is done): the waiter
