@@ -64,6 +64,9 @@ pub struct Sizes {
     /// tokio: each variant's work per offload, µs (0: a tiny closure), its
     /// tokio tasks (C) and its offloads over all of them (N).
     tokio: Vec<(u64, usize, usize)>,
+    /// tokio-wait: each variant's tokio tasks (C) and offloads (N), of a
+    /// tiny closure each.
+    tokio_wait: Vec<(usize, usize)>,
 }
 
 impl Sizes {
@@ -97,6 +100,9 @@ impl Sizes {
                 (1000, 16, 1_000),
                 (1000, 256, 1_000),
             ],
+            // Where the tiny offloads' p99 waits, at the two Cs where
+            // offloads queue (~50 ms a run).
+            tokio_wait: vec![(16, 200_000), (256, 200_000)],
         }
     }
 
@@ -118,6 +124,7 @@ impl Sizes {
                 .into_iter()
                 .flat_map(|us| [1, 16, 256].map(|c| (us, c, if us < 1000 { 300 } else { 8 })))
                 .collect(),
+            tokio_wait: vec![(16, 300), (256, 300)],
         }
     }
 
@@ -416,6 +423,28 @@ pub fn cases(sizes: &Sizes, only: &[String], base: bool) -> Vec<Case> {
             }
         }
     }
+    if wanted("tokio-wait") {
+        // The tokio family's tiny offloads, each timed one cut at its task's
+        // last wake-up (see `tokio_wait.rs`).
+        for &(tasks, offloads) in &sizes.tokio_wait {
+            let workload = Workload::TokioWait {
+                tasks,
+                offloads,
+                rounds: 0,
+                work_ns: 0,
+            };
+            for kind in crate::tokio_family::POOLS {
+                push(
+                    "tokio-wait",
+                    crate::tokio_family::variant(0, tasks),
+                    workload,
+                    Some(kind),
+                    format!("{offloads} offloads of a tiny closure, watched"),
+                    false,
+                );
+            }
+        }
+    }
     if base {
         let mut with_base = Vec::with_capacity(cases.len() * 2);
         for case in cases {
@@ -470,6 +499,12 @@ pub fn measure_args(case: &Case) -> Vec<String> {
             rounds,
             work_ns,
         } => format!("tokio {tasks} {offloads} {rounds} {work_ns}"),
+        Workload::TokioWait {
+            tasks,
+            offloads,
+            rounds,
+            work_ns,
+        } => format!("tokio-wait {tasks} {offloads} {rounds} {work_ns}"),
     };
     let mut args = vec!["measure".to_string(), pool];
     args.extend(w.split(' ').map(String::from));
@@ -531,6 +566,12 @@ pub fn parse_measure(args: &[String]) -> (Option<Kind>, Workload) {
             task_ns: num(5),
         },
         "tokio" => Workload::Tokio {
+            tasks: n(2),
+            offloads: n(3),
+            rounds: num(4),
+            work_ns: num(5),
+        },
+        "tokio-wait" => Workload::TokioWait {
             tasks: n(2),
             offloads: n(3),
             rounds: num(4),

@@ -51,6 +51,15 @@ fn spec(family: &str) -> Spec {
             axis: "ns per offload, wall time ÷ offloads (lower is better)",
             unit: "ns",
         },
+        "tokio-wait" => Spec {
+            series: &[
+                ("slowest_pool_us", "in the pool"),
+                ("slowest_after_wake_us", "after the wake"),
+            ],
+            what: "where the slowest 1 % of offloads waited",
+            axis: "µs, median of the slowest percent (lower is better)",
+            unit: "µs",
+        },
         "medium" => Spec {
             series: &[("ns_per_task", "time per task")],
             what: "time per task, 1 submitter",

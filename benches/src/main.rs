@@ -6,6 +6,7 @@
 //! cargo run --release -p antpool-bench -- all --runs 5 --only tiny,latency --out DIR
 //! cargo run --release -p antpool-bench -- all --only medium --medium-us 10,1000
 //! cargo run --release -p antpool-bench -- all --only tokio   # offloading from tokio tasks
+//! cargo run --release -p antpool-bench -- all --only tokio-wait --runs 30   # where its p99 waits
 //! cargo run --release -p antpool-bench -- all --baseline-exe /tmp/antpool-base/target/release/antpool-bench
 //! cargo run --release -p antpool-bench --features timings-every -- all --only tiny --baseline-exe …
 //! ```
@@ -45,6 +46,7 @@ mod rounds;
 mod sampling;
 mod tokio_antpool;
 mod tokio_family;
+mod tokio_wait;
 mod workloads;
 
 use std::path::{Path, PathBuf};

@@ -290,6 +290,25 @@ fn family_columns(family: &str) -> Vec<Column> {
             ("CPU s", |r, _| fmt_med(r.get("cpu_s"), 2)),
             ("peak threads", |r, _| fmt_med(r.get("peak_threads"), 0)),
         ],
+        "tokio-wait" => vec![
+            ("p50 µs", |r, _| fmt_med(r.get("p50_us"), 1)),
+            ("p99 µs (min–max)", |r, _| fmt_stat(r.get("p99_us"), 1)),
+            ("slowest 1 %: in the pool µs", |r, _| {
+                fmt_med(r.get("slowest_pool_us"), 1)
+            }),
+            ("after the wake µs", |r, _| {
+                fmt_med(r.get("slowest_after_wake_us"), 1)
+            }),
+            ("pool's share", |r, _| {
+                fmt_med(r.get("slowest_pool_share"), 2)
+            }),
+            ("the rest: in the pool µs", |r, _| {
+                fmt_med(r.get("rest_pool_us"), 1)
+            }),
+            ("after the wake µs", |r, _| {
+                fmt_med(r.get("rest_after_wake_us"), 1)
+            }),
+        ],
         "latency" => vec![
             ("p50 µs (min–max)", |r, _| fmt_stat(r.get("p50_us"), 1)),
             ("p99 µs (min–max)", |r, _| fmt_stat(r.get("p99_us"), 1)),

@@ -22,6 +22,7 @@
 //! antpool-bench measure "antpool hand-off spawn_async" tokio 256 200000 0 0
 //! ```
 
+use std::future::Future;
 use std::hint::black_box;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -92,7 +93,7 @@ pub fn split_variant(variant: &str) -> (&str, &str) {
 
 /// How a tokio task offloads a closure: one way per pool of the family.
 #[derive(Clone)]
-enum Offload {
+pub enum Offload {
     /// antpool through `spawn_async`.
     Spawn(antpool::Pool),
     /// antpool through `submit_async` and a `oneshot`.
@@ -126,7 +127,7 @@ impl Offload {
     }
 
     /// Runs `f` off the runtime's workers and awaits its result.
-    async fn run<F, R>(&self, f: F) -> R
+    pub async fn run<F, R>(&self, f: F) -> R
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
@@ -155,9 +156,28 @@ impl Offload {
     }
 }
 
-/// `tasks` tokio tasks offloading `offloads` checksums of `rounds` rounds
-/// (~`work_ns` each, as calibrated by the parent) to `kind`; its metrics.
-pub fn run(kind: Kind, tasks: usize, offloads: usize, rounds: u64, work_ns: u64) -> Value {
+/// A finished run of the workload: its phase (CPU, threads, context switches),
+/// its wall time, and what its tokio tasks timed, in no order.
+pub struct Driven<T> {
+    /// For the metrics `Phase::finish` adds.
+    pub phase: Phase,
+    /// Wall time of all the offloads.
+    pub wall: std::time::Duration,
+    /// What the tasks timed (every `every`-th offload).
+    pub timed: Vec<T>,
+}
+
+/// The workload's frame: a runtime of [`WORKER_THREADS`], the pool of `kind`,
+/// and `tasks` tokio tasks, each the future `task(offload, next, every)`
+/// makes: it takes offload numbers from `next` until `offloads` and times
+/// each `every`-th. (The loop is the caller's, so that what the tokio family
+/// measures is not what another family's timing costs.)
+pub fn drive<T, F, Fut>(kind: Kind, tasks: usize, offloads: usize, task: F) -> Driven<T>
+where
+    T: Send + 'static,
+    F: Fn(Offload, Arc<AtomicUsize>, usize) -> Fut,
+    Fut: Future<Output = Vec<T>> + Send + 'static,
+{
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(WORKER_THREADS)
         .build()
@@ -166,28 +186,9 @@ pub fn run(kind: Kind, tasks: usize, offloads: usize, rounds: u64, work_ns: u64)
     let every = (offloads / SAMPLES).max(1);
     let next = Arc::new(AtomicUsize::new(0));
     let phase = Phase::start();
-    let mut latencies: Vec<u64> = runtime.block_on(async {
+    let timed = runtime.block_on(async {
         let handles: Vec<_> = (0..tasks)
-            .map(|_| {
-                let (offload, next) = (offload.clone(), next.clone());
-                tokio::spawn(async move {
-                    let mut timed = Vec::new();
-                    let mut sink = 0;
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= offloads {
-                            break;
-                        }
-                        let t0 = (i % every == 0).then(Instant::now);
-                        sink ^= offload.run(move || checksum(i as u64, rounds)).await;
-                        if let Some(t0) = t0 {
-                            timed.push(t0.elapsed().as_nanos() as u64);
-                        }
-                    }
-                    black_box(sink);
-                    timed
-                })
-            })
+            .map(|_| tokio::spawn(task(offload.clone(), next.clone(), every)))
             .collect();
         let mut all = Vec::with_capacity(offloads / every + 1);
         for handle in handles {
@@ -196,8 +197,38 @@ pub fn run(kind: Kind, tasks: usize, offloads: usize, rounds: u64, work_ns: u64)
         all
     });
     let wall = phase.elapsed();
+    Driven { phase, wall, timed }
+}
+
+/// The `p`-quantile (0..=1) of sorted `values`.
+pub fn quantile(sorted: &[u64], p: f64) -> u64 {
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+/// `tasks` tokio tasks offloading `offloads` checksums of `rounds` rounds
+/// (~`work_ns` each, as calibrated by the parent) to `kind`; its metrics.
+pub fn run(kind: Kind, tasks: usize, offloads: usize, rounds: u64, work_ns: u64) -> Value {
+    let Driven { phase, wall, timed } =
+        drive(kind, tasks, offloads, |offload, next, every| async move {
+            let mut timed = Vec::new();
+            let mut sink = 0;
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= offloads {
+                    break;
+                }
+                let t0 = (i % every == 0).then(Instant::now);
+                sink ^= offload.run(move || checksum(i as u64, rounds)).await;
+                if let Some(t0) = t0 {
+                    timed.push(t0.elapsed().as_nanos() as u64);
+                }
+            }
+            black_box(sink);
+            timed
+        });
+    let mut latencies = timed;
     latencies.sort_unstable();
-    let pct = |p: f64| latencies[((latencies.len() - 1) as f64 * p).round() as usize] as f64 / 1e3;
+    let pct = |p: f64| quantile(&latencies, p) as f64 / 1e3;
     phase.finish(json!({
         "tasks": tasks,
         "offloads": offloads,

@@ -103,6 +103,18 @@ pub enum Workload {
         /// What those rounds took when calibrated, ns (W).
         work_ns: u64,
     },
+    /// The tokio workload with each timed offload cut at its task's last
+    /// wake-up: the pool's stretch and the executor's (see `tokio_wait.rs`).
+    TokioWait {
+        /// tokio tasks (C).
+        tasks: usize,
+        /// Offloads over all the tasks (N).
+        offloads: usize,
+        /// The checksum's rounds: each offload's fixed amount of work.
+        rounds: u64,
+        /// What those rounds took when calibrated, ns (W).
+        work_ns: u64,
+    },
 }
 
 /// A short arithmetic chain the compiler cannot fold, plus the atomic add.
@@ -163,6 +175,12 @@ pub fn run(kind: Option<Kind>, workload: Workload) -> Value {
             rounds,
             work_ns,
         } => crate::tokio_family::run(kind.expect("a peer"), tasks, offloads, rounds, work_ns),
+        Workload::TokioWait {
+            tasks,
+            offloads,
+            rounds,
+            work_ns,
+        } => crate::tokio_wait::run(kind.expect("a peer"), tasks, offloads, rounds, work_ns),
     }
 }
 
