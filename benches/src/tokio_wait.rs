@@ -5,7 +5,8 @@
 //!
 //! - **in the pool**: from the call until the pool (or its `oneshot`) woke the
 //!   task with the result — its queue, its line of waiters, the run and the
-//!   hand-back;
+//!   hand-back (a wake the future causes itself — a yield, tokio's budget —
+//!   counts too if no later one follows: rare here);
 //! - **after the wake**: from there until the runtime polled the task — the
 //!   executor's ready queue, which no pool reaches.
 //!
@@ -52,7 +53,8 @@ pub struct Sample {
 /// A future whose task's wake-ups are timed: resolves to its output and the
 /// [`Sample`] of the call.
 pub struct Watched<F: Future> {
-    /// The watched future (boxed: no pin projection by hand).
+    /// The watched future (boxed: `Watched` is `Unpin`, no pin projection by
+    /// hand).
     inner: Pin<Box<F>>,
     /// When the call was made (the first poll: an async call does nothing
     /// before it).
@@ -95,9 +97,6 @@ impl Wake for Noting {
     }
 }
 
-// Every field is `Unpin` (the future is boxed).
-impl<F: Future> Unpin for Watched<F> {}
-
 impl<F: Future> Future for Watched<F> {
     type Output = (F::Output, Sample);
 
@@ -133,8 +132,12 @@ impl<F: Future> Future for Watched<F> {
     }
 }
 
-/// The two stretches of a set of samples: medians (µs) and the pool's share.
+/// The two stretches of a set of samples: medians (µs) and the pool's share
+/// (nulls for no samples: a run whose timed offloads all tie at the p99).
 fn stretches(samples: &[&Sample]) -> Value {
+    if samples.is_empty() {
+        return json!({ "pool_us": null, "after_wake_us": null, "pool_share": null });
+    }
     let in_pool = |s: &Sample| s.woken_ns.unwrap_or(s.latency_ns);
     let mut pool: Vec<u64> = samples.iter().map(|s| in_pool(s)).collect();
     let mut after: Vec<u64> = samples.iter().map(|s| s.latency_ns - in_pool(s)).collect();
@@ -227,6 +230,10 @@ mod tests {
             }
             assert!(metrics["slowest_pool_us"].as_f64().is_some());
             assert!(metrics["rest_after_wake_us"].as_f64().is_some());
+            // Eight tasks on capacity 4: most offloads wait for a wake-up, so
+            // a watch that noted none would give the pool everything.
+            let rest = metrics["rest_pool_share"].as_f64().expect("a share");
+            assert!(rest < 1.0, "{}: no wake-up noted", kind.name());
         }
     }
 
@@ -238,17 +245,26 @@ mod tests {
             .build()
             .expect("runtime");
         let (tx, rx) = tokio::sync::oneshot::channel();
+        // Watched from before the sender starts its 5 ms.
+        let watched = Watched::new(async move { rx.await.expect("sent") });
         let sender = std::thread::spawn(move || {
             std::thread::sleep(std::time::Duration::from_millis(5));
             tx.send(7).expect("the receiver waits");
         });
-        let (value, sample) =
-            runtime.block_on(Watched::new(async move { rx.await.expect("sent") }));
+        let (value, sample) = runtime.block_on(watched);
         sender.join().expect("the sender");
         assert_eq!(value, 7);
         let woken = sample.woken_ns.expect("the send woke the task");
         assert!(woken >= 5_000_000, "woken after {woken} ns");
         assert!(woken <= sample.latency_ns);
+    }
+
+    /// No samples, no stretches (and no panic).
+    #[test]
+    fn an_empty_set_has_no_stretches() {
+        let value = stretches(&[]);
+        assert!(value["pool_us"].is_null());
+        assert!(value["pool_share"].is_null());
     }
 
     /// A future ready at once was never woken: all its time is the pool's.
