@@ -191,11 +191,11 @@ pub trait Spawner: Send + Sync + 'static {
     /// How many threads this platform runs at the same time (its CPUs). The
     /// pool lets idle workers spin for the next task only if it is more than
     /// 1, and then at most half of them at once (two at least while tasks are
-    /// tiny); on one CPU a spinner only
-    /// delays the thread it waits for. Likewise a saturated submitter watches
-    /// for room a moment before it parks, and tiny tasks may be left to a busy
-    /// worker (under watch: see the engine's README), only above 1. The
-    /// default, 1, never spins or leaves a task to a busy worker.
+    /// tiny); on one CPU a spinner only delays the thread it waits for.
+    /// Likewise a saturated submitter watches for room a moment before it
+    /// parks, and tiny tasks may be left to a busy worker (under watch: see
+    /// the engine's README), only above 1. The default, 1, never spins or
+    /// leaves a task to a busy worker.
     ///
     /// ```
     /// use antpool::port::Spawner;

@@ -208,25 +208,27 @@ pub fn quantile(sorted: &[u64], p: f64) -> u64 {
 /// `tasks` tokio tasks offloading `offloads` checksums of `rounds` rounds
 /// (~`work_ns` each, as calibrated by the parent) to `kind`; its metrics.
 pub fn run(kind: Kind, tasks: usize, offloads: usize, rounds: u64, work_ns: u64) -> Value {
-    let Driven { phase, wall, timed } =
-        drive(kind, tasks, offloads, |offload, next, every| async move {
-            let mut timed = Vec::new();
-            let mut sink = 0;
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= offloads {
-                    break;
-                }
-                let t0 = (i % every == 0).then(Instant::now);
-                sink ^= offload.run(move || checksum(i as u64, rounds)).await;
-                if let Some(t0) = t0 {
-                    timed.push(t0.elapsed().as_nanos() as u64);
-                }
+    let Driven {
+        phase,
+        wall,
+        timed: mut latencies,
+    } = drive(kind, tasks, offloads, |offload, next, every| async move {
+        let mut timed = Vec::new();
+        let mut sink = 0;
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= offloads {
+                break;
             }
-            black_box(sink);
-            timed
-        });
-    let mut latencies = timed;
+            let t0 = (i % every == 0).then(Instant::now);
+            sink ^= offload.run(move || checksum(i as u64, rounds)).await;
+            if let Some(t0) = t0 {
+                timed.push(t0.elapsed().as_nanos() as u64);
+            }
+        }
+        black_box(sink);
+        timed
+    });
     latencies.sort_unstable();
     let pct = |p: f64| quantile(&latencies, p) as f64 / 1e3;
     phase.finish(json!({
