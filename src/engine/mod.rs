@@ -55,6 +55,7 @@ mod lifecycle;
 mod list;
 #[cfg(all(test, feature = "alloc", antpool_loom))]
 mod list_loom;
+mod look;
 mod node;
 mod padded;
 #[cfg(test)]
@@ -389,6 +390,12 @@ pub(crate) struct Engine<F: Flavor> {
     /// starts. Read-mostly: kept off the counters' line, which every task
     /// writes.
     parallelism: UntrackedUsize,
+    /// How long a looker looks, in nanoseconds, as learnt from the gaps
+    /// between looks that ran out and the tasks that came after them
+    /// (`look.rs`); 0 for the short look, `look::LOOK_FOR`.
+    /// Read-mostly: written when a parked looker is woken and the learnt
+    /// look changes.
+    look_ns: UntrackedUsize,
     /// 1 while the pool is paused: the workers' copy of `PAUSED`, checked
     /// before each task they take, on this read-mostly line (`quiet.rs`).
     paused: AtomicUsize,
@@ -462,6 +469,7 @@ impl<F: Flavor> Engine<F> {
                 }),
                 config,
                 parallelism: UntrackedUsize::new(0),
+                look_ns: UntrackedUsize::new(0),
                 paused: AtomicUsize::new(0),
                 clock,
                 spawner,

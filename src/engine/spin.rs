@@ -1,7 +1,7 @@
 //! [`Spin`]: a busy-wait bounded by time, not by a count of rounds.
 //!
 //! A spin is worth it only while it is cheaper than parking; how long that is
-//! is a time ([`LOOK_FOR`], [`ROOM_FOR`]), not a count of rounds: one
+//! is a time (a looker's look, `look.rs`; [`ROOM_FOR`]), not a count of rounds: one
 //! `spin_loop` hint takes ~50 ns on the AMD EPYC guest this was measured on
 //! and a few ns on other parts, so the same count spins ten times as long on
 //! one machine as on another. The pool's clock says; it is read once every
@@ -21,12 +21,6 @@ use core::time::Duration;
 use crate::clock::{Clock, Instant};
 use crate::sync::spin_hint;
 
-/// How long a looker watches the lane before it parks: what its former 512
-/// rounds lasted on the guest these numbers come from. (5 µs, half a wake-up's
-/// cost, measured worse on tiny tasks: idle workers park sooner, and more
-/// tasks then wait for a wake-up through the kernel.)
-pub(crate) const LOOK_FOR: Duration = Duration::from_micros(25);
-
 /// How long a saturated submitter watches the admission word before it joins
 /// the waiters: what its former 128 rounds lasted there.
 pub(crate) const ROOM_FOR: Duration = Duration::from_micros(6);
@@ -43,6 +37,8 @@ const MAX_ROUNDS: u32 = 1;
 /// A spin of at most some time (see the module docs).
 pub(crate) struct Spin<'a, C: Clock> {
     clock: &'a C,
+    /// When the spin began (`None` under loom, which reads no clock).
+    began: Option<Instant>,
     until: Option<Instant>,
     round: u32,
 }
@@ -54,17 +50,22 @@ impl<'a, C: Clock> Spin<'a, C> {
     #[inline]
     pub(crate) fn new(clock: &'a C, budget: Duration) -> Self {
         #[cfg(not(antpool_loom))]
-        let until = clock.now().checked_add(budget);
+        let began = Some(clock.now());
         #[cfg(antpool_loom)]
-        let until = {
-            let _ = budget;
-            None
-        };
+        let began = None;
+        let until = began.and_then(|b: Instant| b.checked_add(budget));
         Spin {
             clock,
+            began,
             until,
             round: 0,
         }
+    }
+
+    /// When the spin began, as the clock read it (`None` under loom).
+    #[inline]
+    pub(crate) fn began(&self) -> Option<Instant> {
+        self.began
     }
 
     /// Waits one round (a spin hint); `false` once the budget is spent.
@@ -94,7 +95,7 @@ mod tests {
     #[test]
     fn a_still_clock_ends_the_spin_after_the_most_rounds() {
         let clock = ManualClock::new();
-        let mut spin = Spin::new(&clock, LOOK_FOR);
+        let mut spin = Spin::new(&clock, ROOM_FOR);
         let mut rounds = 1;
         while spin.wait() {
             rounds += 1;
@@ -115,5 +116,13 @@ mod tests {
             more += 1;
         }
         assert!(more < CHECK_EVERY, "stopped within one check: {more}");
+    }
+
+    #[test]
+    fn the_spin_knows_when_it_began() {
+        let clock = ManualClock::new();
+        clock.advance(Duration::from_micros(7));
+        let spin = Spin::new(&clock, ROOM_FOR);
+        assert_eq!(spin.began(), Some(clock.now()));
     }
 }

@@ -6,7 +6,7 @@
 
 use super::ctl::{PAUSED, WATCH, Word, adm};
 use super::node::{Node, state};
-use super::spin::{LOOK_FOR, Spin};
+use super::spin::Spin;
 use super::stamp::{Stamped, TakenOf, looked, stamped, straight};
 #[cfg(not(feature = "timings"))]
 use super::watch::SAMPLE_EVERY;
@@ -141,7 +141,7 @@ impl<F: Flavor> Engine<F> {
     /// 0.5× with two). With longer tasks a second spinner seldom catches one
     /// and holds a CPU the submitters need (sleepy tasks, capacity 1 000:
     /// 1.26× the time with two).
-    fn max_spinners(&self) -> usize {
+    pub(super) fn max_spinners(&self) -> usize {
         match self.parallelism() {
             0 | 1 => 0,
             n if self.watch.tiny() => (n / 2).max(2),
@@ -321,15 +321,21 @@ impl<F: Flavor> Engine<F> {
         me: &NodeOf<F>,
     ) -> Option<TakenOf<F>> {
         loop {
+            // When the look that ran out began (a full look, not paused).
+            let mut looked = None;
             if self.is_paused() {
                 // Nothing to take: park (`park` decides on the word's flag).
-            } else if self.ctl.load().lookers() <= self.max_spinners() {
-                let mut spin = Spin::new(&self.clock, LOOK_FOR);
+            } else if let Some((budget, learns)) = self.look_budget(self.ctl.load()) {
+                let mut spin = Spin::new(&self.clock, budget);
                 loop {
                     if let Some(task) = self.take_as_looker(handle, me) {
                         return Some(looked!(task));
                     }
-                    if self.is_paused() || !spin.wait() {
+                    if self.is_paused() {
+                        break;
+                    }
+                    if !spin.wait() {
+                        looked = spin.began().filter(|_| learns);
                         break;
                     }
                 }
@@ -337,7 +343,12 @@ impl<F: Flavor> Engine<F> {
                 return Some(looked!(task));
             }
             match self.park(handle, me) {
-                Park::Look => continue,
+                Park::Look => {
+                    if let Some(began) = looked {
+                        self.learn_look(began);
+                    }
+                    continue;
+                }
                 Park::Retire => return None,
             }
         }
