@@ -17,7 +17,7 @@
 //! busy workers, looks [`LOOK_FOR`]: a longer spin there only takes a CPU
 //! from the submitters.
 //!
-//! The learnt look is one word for the pool (`Engine::look_ns`), read by
+//! The learnt look is one word for the pool (`Engine::look_us`, in µs), read by
 //! every looker and written, relaxed, when a woken looker's gap changes it:
 //! a hint, not a protocol — any value in range is a correct look, and a
 //! lost write only delays learning by one wake-up. Under loom no clock is
@@ -33,7 +33,8 @@ use crate::sync::Ordering::Relaxed;
 /// How long a looker watches the lane before it parks: what its former 512
 /// rounds lasted on the guest these numbers come from. (5 µs, half a wake-up's
 /// cost, measured worse on tiny tasks: idle workers park sooner, and more
-/// tasks then wait for a wake-up through the kernel.)
+/// tasks then wait for a wake-up through the kernel.) Whole microseconds:
+/// the learnt look is kept in them.
 pub(crate) const LOOK_FOR: Duration = Duration::from_micros(25);
 
 /// The longest a learnt look lasts ([`next_look`]): a gap longer than this
@@ -70,11 +71,10 @@ impl<F: Flavor> Engine<F> {
         if w.lookers() > 1 || w.busy() > 0 {
             return Some((LOOK_FOR, false));
         }
-        let look = match self.look_ns.load(Relaxed) {
-            0 => LOOK_FOR,
-            ns => Duration::from_nanos(ns as u64),
-        };
-        Some((look, true))
+        Some((
+            Duration::from_micros(self.look_us.load(Relaxed) as u64),
+            true,
+        ))
     }
 
     /// A looker whose look (begun at `began`) ran out was woken to look again:
@@ -82,13 +82,11 @@ impl<F: Flavor> Engine<F> {
     /// Woken soon after, the next caller would have found it looking had it
     /// looked that long; woken after long idleness, the short look is back.
     pub(super) fn learn_look(&self, began: Instant) {
-        let look = next_look(self.clock.now().saturating_duration_since(began));
-        let ns = match look == LOOK_FOR {
-            true => 0,
-            false => usize::try_from(look.as_nanos()).unwrap_or(usize::MAX),
-        };
-        if self.look_ns.load(Relaxed) != ns {
-            self.look_ns.store(ns, Relaxed);
+        let gap = self.clock.now().saturating_duration_since(began);
+        // (At most `LOOK_MAX`: 100, which any `usize` holds.)
+        let us = next_look(gap).as_micros() as usize;
+        if self.look_us.load(Relaxed) != us {
+            self.look_us.store(us, Relaxed);
         }
     }
 }

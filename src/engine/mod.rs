@@ -390,12 +390,11 @@ pub(crate) struct Engine<F: Flavor> {
     /// starts. Read-mostly: kept off the counters' line, which every task
     /// writes.
     parallelism: UntrackedUsize,
-    /// How long a looker looks, in nanoseconds, as learnt from the gaps
-    /// between looks that ran out and the tasks that came after them
-    /// (`look.rs`); 0 for the short look, `look::LOOK_FOR`.
-    /// Read-mostly: written when a parked looker is woken and the learnt
-    /// look changes.
-    look_ns: UntrackedUsize,
+    /// How long the one looker of an idle pool looks, in microseconds, as
+    /// learnt from the gaps between looks that ran out and the tasks that
+    /// came after them (`look.rs`). Read-mostly: written when a parked
+    /// looker is woken and the learnt look changes.
+    look_us: UntrackedUsize,
     /// 1 while the pool is paused: the workers' copy of `PAUSED`, checked
     /// before each task they take, on this read-mostly line (`quiet.rs`).
     paused: AtomicUsize,
@@ -469,7 +468,7 @@ impl<F: Flavor> Engine<F> {
                 }),
                 config,
                 parallelism: UntrackedUsize::new(0),
-                look_ns: UntrackedUsize::new(0),
+                look_us: UntrackedUsize::new(look::LOOK_FOR.as_micros() as usize),
                 paused: AtomicUsize::new(0),
                 clock,
                 spawner,

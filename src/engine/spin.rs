@@ -1,13 +1,13 @@
 //! [`Spin`]: a busy-wait bounded by time, not by a count of rounds.
 //!
 //! A spin is worth it only while it is cheaper than parking; how long that is
-//! is a time (a looker's look, `look.rs`; [`ROOM_FOR`]), not a count of rounds: one
-//! `spin_loop` hint takes ~50 ns on the AMD EPYC guest this was measured on
-//! and a few ns on other parts, so the same count spins ten times as long on
-//! one machine as on another. The pool's clock says; it is read once every
-//! [`CHECK_EVERY`] rounds (a vDSO call with std, ~20 ns). A spinner that is
-//! preempted stops as soon as it runs again, instead of spinning on through a
-//! budget that has already passed.
+//! is a time (a looker's look, `look.rs`; [`ROOM_FOR`]), not a count of
+//! rounds: one `spin_loop` hint takes ~50 ns on the AMD EPYC guest this was
+//! measured on and a few ns on other parts, so the same count spins ten
+//! times as long on one machine as on another. The pool's clock says; it is
+//! read once every [`CHECK_EVERY`] rounds (a vDSO call with std, ~20 ns). A
+//! spinner that is preempted stops as soon as it runs again, instead of
+//! spinning on through a budget that has already passed.
 //!
 //! A clock that does not move (a `ManualClock` in a test, a coarse tick)
 //! never ends a spin by time; [`MAX_ROUNDS`] ends it then. Under loom every
