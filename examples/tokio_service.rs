@@ -17,6 +17,12 @@
 //!   aborted if it is still queued (it never runs: no CPU spent for nobody) or,
 //!   if it was still waiting for room, withdrawn from the line. A task that
 //!   had begun runs to its end; its result is dropped.
+//! * **Workers that give way** (Linux): each worker makes itself
+//!   `SCHED_BATCH` as it starts (`on_worker_start`). Woken, a batch thread
+//!   does not preempt the thread running on its CPU — here a runtime thread
+//!   with requests in its queue — so the runtime keeps polling; with many
+//!   concurrent requests that cuts the slowest percent's wait (README,
+//!   "Choosing a configuration").
 //! * **Shutdown**: a signal (here a timer in the middle of the load, where a
 //!   service would await `tokio::signal::ctrl_c()`) stops new requests; the
 //!   requests in flight finish (`JoinSet`), the pool drains
@@ -93,11 +99,31 @@ async fn handle(pool: &Pool, books: &Arc<Books>, request: u64) {
     }
 }
 
+/// A worker's start hook: on Linux the worker becomes `SCHED_BATCH`, so that
+/// when woken it waits for a free CPU or the scheduler's tick rather than
+/// preempt a runtime thread. A refusal leaves the worker as it was, and says
+/// so.
+fn give_way() {
+    #[cfg(target_os = "linux")]
+    {
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: `param` is a valid `sched_param` that outlives the call;
+        // pid 0 is the calling thread (this worker).
+        if unsafe { libc::sched_setscheduler(0, libc::SCHED_BATCH, &param) } != 0 {
+            eprintln!(
+                "a worker stays SCHED_OTHER: {}",
+                std::io::Error::last_os_error()
+            );
+        }
+    }
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
     let pool = Pool::builder()
         .capacity(cpus)
         .max_queued_tasks(64)
+        .on_worker_start(give_way)
         .build()?;
     let books = Arc::new(Books::default());
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -78,6 +78,12 @@ pub enum Kind {
     TokioSpawnBlocking,
     /// The `tokio` family: a rayon pool of cap threads and a `oneshot`.
     TokioRayon,
+    /// The `tokio` family, run by name only: antpool's hand-off through
+    /// `spawn_async`, its workers started as `SCHED_BATCH` (Linux).
+    TokioHandOffSpawnBatch,
+    /// The `tokio` family, run by name only: antpool's queue of 64 through
+    /// `spawn_async`, its workers started as `SCHED_BATCH` (Linux).
+    TokioQueueSpawnBatch,
 }
 
 impl Kind {
@@ -140,16 +146,19 @@ impl Kind {
             Kind::TokioSemaphore => "Semaphore+spawn_blocking",
             Kind::TokioSpawnBlocking => "spawn_blocking",
             Kind::TokioRayon => "rayon+oneshot",
+            Kind::TokioHandOffSpawnBatch => "antpool hand-off spawn_async batch",
+            Kind::TokioQueueSpawnBatch => "antpool queue-64 spawn_async batch",
         }
     }
 
     /// The peer named `name` (of [`Kind::ALL`], [`Kind::EXTRA`] or the
-    /// `tokio` family's pools).
+    /// `tokio` family's pools, those run by name only included).
     pub fn parse(name: &str) -> Option<Kind> {
         Kind::ALL
             .into_iter()
             .chain(Kind::EXTRA)
             .chain(crate::tokio_family::POOLS)
+            .chain(crate::tokio_family::BY_NAME)
             .find(|k| k.name() == name)
     }
 
@@ -173,6 +182,8 @@ impl Kind {
                 | Kind::TokioQueueSpawn
                 | Kind::TokioHandOffSubmit
                 | Kind::TokioQueueSubmit
+                | Kind::TokioHandOffSpawnBatch
+                | Kind::TokioQueueSpawnBatch
         )
     }
 
@@ -430,7 +441,9 @@ impl Peer {
             | Kind::TokioQueueSubmit
             | Kind::TokioSemaphore
             | Kind::TokioSpawnBlocking
-            | Kind::TokioRayon => {
+            | Kind::TokioRayon
+            | Kind::TokioHandOffSpawnBatch
+            | Kind::TokioQueueSpawnBatch => {
                 panic!(
                     "{}: a pool of the tokio family (tokio_family.rs)",
                     kind.name()

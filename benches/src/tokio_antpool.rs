@@ -1,5 +1,6 @@
 //! Every antpool call of the `tokio` family, and nothing else: the two pools
-//! it builds and the two ways a tokio task offloads a closure to them. The
+//! it builds (and their variants whose workers start as `SCHED_BATCH`) and
+//! the two ways a tokio task offloads a closure to them. The
 //! rest of the family (`tokio_family.rs`) only calls these functions, so a
 //! change of antpool's async API is adapted here alone.
 //!
@@ -24,6 +25,40 @@ pub fn queue(cap: usize, queued: usize) -> Pool {
         .max_queued_tasks(queued)
         .build()
         .expect("valid options")
+}
+
+/// [`hand_off`], its workers started as `SCHED_BATCH` ([`batch`]).
+pub fn hand_off_batch(cap: usize) -> Pool {
+    crate::sampling::builder()
+        .capacity(cap)
+        .on_worker_start(batch)
+        .build()
+        .expect("valid capacity")
+}
+
+/// [`queue`], its workers started as `SCHED_BATCH` ([`batch`]).
+pub fn queue_batch(cap: usize, queued: usize) -> Pool {
+    crate::sampling::builder()
+        .capacity(cap)
+        .max_queued_tasks(queued)
+        .on_worker_start(batch)
+        .build()
+        .expect("valid options")
+}
+
+/// A worker's start hook: the calling thread becomes `SCHED_BATCH`, so that
+/// when woken it does not preempt the thread running on its CPU (a tokio
+/// runtime thread, here), as the README's "Choosing a configuration" shows.
+/// Aborts the run if the kernel refuses (the pool would catch a panic): a
+/// row that claims batch workers has them.
+pub fn batch() {
+    let param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: `param` is a valid `sched_param` that outlives the call; pid 0
+    // is the calling thread.
+    if unsafe { libc::sched_setscheduler(0, libc::SCHED_BATCH, &param) } != 0 {
+        eprintln!("SCHED_BATCH refused: {}", std::io::Error::last_os_error());
+        std::process::abort();
+    }
 }
 
 /// Runs `f` on `pool` through `spawn_async` and awaits its result.

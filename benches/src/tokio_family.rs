@@ -11,7 +11,9 @@
 //! of 4 whose owned permit travels into `spawn_blocking` (exactly 4 in flight,
 //! the hand-off's job, on the runtime's default blocking pool); plain
 //! `spawn_blocking` (no back-pressure); and a rayon pool of 4 threads with a
-//! `oneshot`. Every antpool call is in `tokio_antpool.rs`.
+//! `oneshot`. Every antpool call is in `tokio_antpool.rs`. Two more rows,
+//! which `measure` runs by name and `all` does not ([`BY_NAME`]): antpool's
+//! `spawn_async` rows with workers started as `SCHED_BATCH`.
 //!
 //! Per run: ns per offload (wall ÷ N), the p50 and p99 of one offload's
 //! latency (from the call to the awaited result, every k-th offload timed),
@@ -57,6 +59,12 @@ pub const POOLS: [Kind; 7] = [
     Kind::TokioRayon,
 ];
 
+/// Pools of the family that `measure` runs by name and `all` does not:
+/// antpool's `spawn_async` rows with the workers started as `SCHED_BATCH`
+/// (README, "Choosing a configuration"; BENCHMARKS.md, "Where antpool
+/// loses").
+pub const BY_NAME: [Kind; 2] = [Kind::TokioHandOffSpawnBatch, Kind::TokioQueueSpawnBatch];
+
 /// The peers among which the fastest is antpool's reference.
 pub const PEERS: [Kind; 3] = [
     Kind::TokioRayon,
@@ -67,7 +75,10 @@ pub const PEERS: [Kind; 3] = [
 /// Whether `kind` is one of antpool's hand-off rows, whose same job is
 /// `Semaphore+spawn_blocking` (exactly `CAP` in flight).
 pub fn is_hand_off(kind: Kind) -> bool {
-    matches!(kind, Kind::TokioHandOffSpawn | Kind::TokioHandOffSubmit)
+    matches!(
+        kind,
+        Kind::TokioHandOffSpawn | Kind::TokioHandOffSubmit | Kind::TokioHandOffSpawnBatch
+    )
 }
 
 /// The label of a task's work in variants and chart names: "tiny", "10 µs",
@@ -114,6 +125,8 @@ impl Offload {
             Kind::TokioQueueSpawn => Offload::Spawn(antpool::queue(cap, QUEUED)),
             Kind::TokioHandOffSubmit => Offload::Submit(antpool::hand_off(cap)),
             Kind::TokioQueueSubmit => Offload::Submit(antpool::queue(cap, QUEUED)),
+            Kind::TokioHandOffSpawnBatch => Offload::Spawn(antpool::hand_off_batch(cap)),
+            Kind::TokioQueueSpawnBatch => Offload::Spawn(antpool::queue_batch(cap, QUEUED)),
             Kind::TokioSemaphore => Offload::Semaphore(Arc::new(Semaphore::new(cap))),
             Kind::TokioSpawnBlocking => Offload::SpawnBlocking,
             Kind::TokioRayon => Offload::Rayon(Arc::new(
@@ -254,14 +267,35 @@ mod tests {
         assert_eq!(split_variant("1 ms, C=256"), ("1 ms", "C=256"));
     }
 
-    /// Every pool of the family finishes every offload, sampled ones timed.
+    /// Every pool of the family finishes every offload, sampled ones timed,
+    /// those run by name too.
     #[test]
     fn every_pool_does_every_offload() {
-        for kind in POOLS {
+        for kind in POOLS.into_iter().chain(BY_NAME) {
             let metrics = run(kind, 8, 200, 10, 0);
             assert_eq!(metrics["offloads"], 200, "{}", kind.name());
             assert_eq!(metrics["timed_offloads"], 200, "{}", kind.name());
             assert!(metrics["p99_us"].as_f64() >= metrics["p50_us"].as_f64());
         }
+    }
+
+    /// The rows run by name are found by name, and their workers are batch
+    /// threads: the offloaded closure reads its own thread's policy.
+    #[test]
+    fn batch_rows_have_batch_workers() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("tokio runtime");
+        for kind in BY_NAME {
+            assert_eq!(Kind::parse(kind.name()), Some(kind));
+            let offload = Offload::new(kind, 2);
+            // SAFETY: `sched_getscheduler` only reads the calling thread's
+            // policy (pid 0).
+            let policy = runtime.block_on(offload.run(|| unsafe { libc::sched_getscheduler(0) }));
+            assert_eq!(policy, libc::SCHED_BATCH, "{}", kind.name());
+        }
+        // SAFETY: as above, for the test's own thread.
+        let own = unsafe { libc::sched_getscheduler(0) };
+        assert_ne!(own, libc::SCHED_BATCH, "only the pool's workers change");
     }
 }
