@@ -13,37 +13,30 @@ use tokio::sync::oneshot;
 /// The pool the family offloads to.
 pub type Pool = antpool::Pool;
 
-/// The hand-off pool: `cap` workers, exactly `cap` tasks admitted at once.
-pub fn hand_off(cap: usize) -> Pool {
-    crate::sampling::pool(cap)
+/// The hand-off pool: `cap` workers, exactly `cap` tasks admitted at once;
+/// with `batch`, its workers start as `SCHED_BATCH` ([`become_batch`]).
+pub fn hand_off(cap: usize, batch: bool) -> Pool {
+    build(crate::sampling::builder().capacity(cap), batch)
 }
 
-/// `cap` workers and a queue of `queued` tasks.
-pub fn queue(cap: usize, queued: usize) -> Pool {
-    crate::sampling::builder()
-        .capacity(cap)
-        .max_queued_tasks(queued)
-        .build()
-        .expect("valid options")
+/// `cap` workers and a queue of `queued` tasks; `batch` as in [`hand_off`].
+pub fn queue(cap: usize, queued: usize, batch: bool) -> Pool {
+    build(
+        crate::sampling::builder()
+            .capacity(cap)
+            .max_queued_tasks(queued),
+        batch,
+    )
 }
 
-/// [`hand_off`], its workers started as `SCHED_BATCH` ([`batch`]).
-pub fn hand_off_batch(cap: usize) -> Pool {
-    crate::sampling::builder()
-        .capacity(cap)
-        .on_worker_start(batch)
-        .build()
-        .expect("valid capacity")
-}
-
-/// [`queue`], its workers started as `SCHED_BATCH` ([`batch`]).
-pub fn queue_batch(cap: usize, queued: usize) -> Pool {
-    crate::sampling::builder()
-        .capacity(cap)
-        .max_queued_tasks(queued)
-        .on_worker_start(batch)
-        .build()
-        .expect("valid options")
+/// Builds the pool, its workers batch threads if `batch`.
+fn build(builder: antpool::PoolBuilder, batch: bool) -> Pool {
+    let builder = if batch {
+        builder.on_worker_start(become_batch)
+    } else {
+        builder
+    };
+    builder.build().expect("valid options")
 }
 
 /// A worker's start hook: the calling thread becomes `SCHED_BATCH`, so that
@@ -51,7 +44,7 @@ pub fn queue_batch(cap: usize, queued: usize) -> Pool {
 /// runtime thread, here), as the README's "Choosing a configuration" shows.
 /// Aborts the run if the kernel refuses (the pool would catch a panic): a
 /// row that claims batch workers has them.
-pub fn batch() {
+fn become_batch() {
     let param = libc::sched_param { sched_priority: 0 };
     // SAFETY: `param` is a valid `sched_param` that outlives the call; pid 0
     // is the calling thread.

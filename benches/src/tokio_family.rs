@@ -121,12 +121,12 @@ impl Offload {
     /// The pool of `kind` (one of [`POOLS`]), `cap` wide.
     fn new(kind: Kind, cap: usize) -> Offload {
         match kind {
-            Kind::TokioHandOffSpawn => Offload::Spawn(antpool::hand_off(cap)),
-            Kind::TokioQueueSpawn => Offload::Spawn(antpool::queue(cap, QUEUED)),
-            Kind::TokioHandOffSubmit => Offload::Submit(antpool::hand_off(cap)),
-            Kind::TokioQueueSubmit => Offload::Submit(antpool::queue(cap, QUEUED)),
-            Kind::TokioHandOffSpawnBatch => Offload::Spawn(antpool::hand_off_batch(cap)),
-            Kind::TokioQueueSpawnBatch => Offload::Spawn(antpool::queue_batch(cap, QUEUED)),
+            Kind::TokioHandOffSpawn => Offload::Spawn(antpool::hand_off(cap, false)),
+            Kind::TokioQueueSpawn => Offload::Spawn(antpool::queue(cap, QUEUED, false)),
+            Kind::TokioHandOffSubmit => Offload::Submit(antpool::hand_off(cap, false)),
+            Kind::TokioQueueSubmit => Offload::Submit(antpool::queue(cap, QUEUED, false)),
+            Kind::TokioHandOffSpawnBatch => Offload::Spawn(antpool::hand_off(cap, true)),
+            Kind::TokioQueueSpawnBatch => Offload::Spawn(antpool::queue(cap, QUEUED, true)),
             Kind::TokioSemaphore => Offload::Semaphore(Arc::new(Semaphore::new(cap))),
             Kind::TokioSpawnBlocking => Offload::SpawnBlocking,
             Kind::TokioRayon => Offload::Rayon(Arc::new(
