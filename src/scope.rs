@@ -26,7 +26,7 @@
 //!
 //! This is the argument of `std::thread::scope` (its `Packet` counts a thread
 //! done on drop, after dropping the result), with a pool's task in place of a
-//! thread. `tests/scope.rs` runs under Miri in CI.
+//! thread. `tests/it/scope.rs` runs under Miri in CI.
 
 use ::std::boxed::Box;
 use ::std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};

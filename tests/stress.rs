@@ -5,6 +5,7 @@
 //! so); a debug build runs a fifth of each size. `ANTPOOL_STRESS=heavy` runs ten
 //! times the release size.
 
+#[path = "it/common/mod.rs"]
 mod common;
 
 use std::collections::HashSet;

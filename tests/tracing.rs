@@ -7,6 +7,7 @@
 //! cargo test --features tracing --test tracing
 //! ```
 
+#[path = "it/common/mod.rs"]
 mod common;
 
 use std::cell::RefCell;

@@ -3,7 +3,7 @@
 //! ring must hand the worker back untouched.
 #![no_main]
 
-#[path = "../../tests/model/mod.rs"]
+#[path = "../../tests/it/model/mod.rs"]
 mod model;
 
 use libfuzzer_sys::fuzz_target;

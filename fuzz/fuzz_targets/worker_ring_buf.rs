@@ -2,7 +2,7 @@
 //! against the reference model.
 #![no_main]
 
-#[path = "../../tests/model/mod.rs"]
+#[path = "../../tests/it/model/mod.rs"]
 mod model;
 
 use antpool::port::WorkerQueue;

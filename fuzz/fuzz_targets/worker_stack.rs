@@ -1,9 +1,9 @@
 //! `WorkerStack` (LIFO, growable) against the reference model in
-//! `tests/model/mod.rs`: every operation's result, the length after each step,
+//! `tests/it/model/mod.rs`: every operation's result, the length after each step,
 //! stamps never decreasing, and the final contents.
 #![no_main]
 
-#[path = "../../tests/model/mod.rs"]
+#[path = "../../tests/it/model/mod.rs"]
 mod model;
 
 use libfuzzer_sys::fuzz_target;

@@ -1,0 +1,110 @@
+//! `clear_queue`: the tasks waiting in the queue are dropped, never run, and
+//! counted; running tasks go on, the pool stays open, blocked submitters get
+//! the room.
+
+use crate::common;
+
+use std::thread;
+
+use antpool::{LoadBalancing, MultiPool, Pool, PoolWithFunc};
+use common::{Counter, PATIENCE, eventually, occupy, queue_pool};
+
+#[test]
+fn queued_tasks_are_dropped_unrun_and_their_handles_cancelled() {
+    let pool = Pool::builder()
+        .capacity(1)
+        .max_queued_tasks(10)
+        .build()
+        .unwrap();
+    let gate = occupy(&pool, 1);
+    let ran = Counter::new();
+    for _ in 0..4 {
+        let ran = ran.clone();
+        pool.submit(move || ran.add()).unwrap();
+    }
+    let handle = pool.spawn(|| 7).unwrap();
+    assert_eq!(pool.queued(), 5);
+    assert_eq!(pool.clear_queue(), 5);
+    assert_eq!(pool.queued(), 0);
+    assert!(handle.join().unwrap_err().is_cancelled());
+    assert_eq!(pool.clear_queue(), 0, "nothing left");
+    gate.open();
+    assert!(pool.wait_idle_timeout(PATIENCE));
+    assert_eq!(ran.get(), 0, "a cleared task never runs");
+    // Still open: the next task runs.
+    assert_eq!(pool.spawn(|| 8).unwrap().join().unwrap(), 8);
+    assert!(
+        eventually(|| pool.stats().completed == 2),
+        "the held task and this one"
+    );
+    pool.release_timeout(PATIENCE).unwrap();
+}
+
+#[test]
+fn a_blocked_submitter_gets_the_room_it_made() {
+    let pool = queue_pool(1, 2);
+    let gate = occupy(&pool, 1);
+    let ran = Counter::new();
+    for _ in 0..2 {
+        pool.submit(|| unreachable!("cleared")).unwrap();
+    }
+    let (p, r) = (pool.clone(), ran.clone());
+    let blocked = thread::spawn(move || p.submit(move || r.add()));
+    assert!(eventually(|| pool.waiting() == 1));
+    assert_eq!(pool.clear_queue(), 2);
+    blocked.join().unwrap().unwrap();
+    assert_eq!(pool.waiting(), 0);
+    gate.open();
+    assert!(ran.reaches(1), "the let-in task runs");
+    pool.release_timeout(PATIENCE).unwrap();
+}
+
+#[test]
+fn clearing_while_workers_take_tasks_loses_and_doubles_none() {
+    let ran = Counter::new();
+    let r = ran.clone();
+    let pool = PoolWithFunc::builder(move |_: u32| r.add())
+        .capacity(2)
+        .unbounded_queue()
+        .build()
+        .unwrap();
+    let (rounds, per_round) = if cfg!(miri) { (2, 20) } else { (50, 200) };
+    let mut cleared = 0;
+    for _ in 0..rounds {
+        for n in 0..per_round {
+            pool.invoke(n).unwrap();
+        }
+        cleared += pool.clear_queue();
+    }
+    assert!(pool.wait_idle_timeout(PATIENCE));
+    assert_eq!(ran.get() + cleared, rounds * per_round as usize);
+    assert_eq!(pool.stats().completed, ran.get());
+    pool.release_timeout(PATIENCE).unwrap();
+}
+
+#[test]
+fn a_multi_pool_clears_every_pool() {
+    let mp = MultiPool::from_builder(
+        2,
+        LoadBalancing::RoundRobin,
+        Pool::builder().capacity(1).unbounded_queue(),
+    )
+    .unwrap();
+    let gates: Vec<_> = (0..2)
+        .map(|_| {
+            let gate = common::Gate::new();
+            let g = gate.clone();
+            mp.submit(move || g.wait()).unwrap();
+            gate
+        })
+        .collect();
+    assert!(eventually(|| mp.running() == 2));
+    for _ in 0..6 {
+        mp.submit(|| unreachable!("cleared")).unwrap();
+    }
+    assert!(eventually(|| mp.queued() == 6));
+    assert_eq!(mp.clear_queue(), 6);
+    gates.iter().for_each(common::Gate::open);
+    assert!(mp.wait_idle_timeout(PATIENCE));
+    mp.release_timeout(PATIENCE).unwrap();
+}
