@@ -3,17 +3,15 @@
 //! (with `std`) the panic handler and thread settings — validated into
 //! [`BuildError`] by `build`.
 
-use alloc::sync::Arc;
 use core::marker::PhantomData;
 use core::time::Duration;
 
 use crate::clock::Clock;
-use crate::engine::{Config, Engine, Flavor, boxed_slots};
+use crate::engine::{Config, Engine, boxed_slots};
 use crate::error::BuildError;
-use crate::exec::{self, CallFn, RunTask};
-use crate::func::PoolWithFunc;
+use crate::exec::{self, CallFn, FnHooks, RunTask};
 use crate::options::Options;
-use crate::pool::Pool;
+use crate::pool::{Pool, PoolOf, PoolWithFunc};
 use crate::queue::WorkerQueue;
 use crate::spawner::Spawner;
 
@@ -414,8 +412,8 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
         }
     }
 
-    /// Fixes the idle-queue type, e.g. [`WorkerStack`](crate::WorkerStack) or
-    /// [`WorkerRing<N>`](crate::WorkerRing).
+    /// Fixes the idle-queue type, e.g. [`WorkerRing<N>`](crate::WorkerRing),
+    /// or a [`WorkerQueue`] of your own.
     ///
     /// ```
     /// use antpool::{Pool, WorkerRing};
@@ -559,8 +557,8 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Builder<ForPool, Q, C, S> {
             parts.exec.wrap(RunTask),
         );
         engine.add_levels(ring);
-        let pool = Pool::from_engine(Arc::new(engine));
-        warm(pool.engine())?;
+        let pool = PoolOf::shared(engine);
+        warm(pool.with_ref(Engine::warm))?;
         Ok(pool)
     }
 }
@@ -587,21 +585,22 @@ where
     /// ```
     pub fn build(self) -> Result<PoolWithFunc<A, F, Q, C, S>, BuildError> {
         let (config, queue, parts) = self.parts()?;
-        let exec = parts.exec.wrap(CallFn::new(parts.make.func));
+        let exec = parts.exec.wrap(FnHooks::new(CallFn::new(parts.make.func)));
         let ring = config.ring_size();
         let slots = boxed_slots(ring);
         let mut engine = Engine::new(config, queue, slots, ring, parts.clock, parts.spawner, exec);
         engine.add_levels(ring);
-        let pool = PoolWithFunc::from_engine(Arc::new(engine));
-        warm(pool.engine())?;
+        let pool = PoolOf::shared(engine);
+        warm(pool.with_ref(Engine::warm))?;
         Ok(pool)
     }
 }
 
-/// Starts a new pool's `min_idle` workers (see [`Options::min_idle`]). On
-/// failure the caller drops the pool, which releases the ones that started.
-fn warm<F: Flavor>(engine: &Arc<Engine<F>>) -> Result<(), BuildError> {
-    match Engine::warm(engine) {
+/// Whether a new pool's `min_idle` workers started (see
+/// [`Options::min_idle`]). On failure the caller drops the pool, which
+/// releases the ones that started.
+fn warm(started: bool) -> Result<(), BuildError> {
+    match started {
         true => Ok(()),
         false => Err(BuildError::SpawnFailed),
     }

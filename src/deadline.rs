@@ -20,29 +20,28 @@ use core::time::Duration;
 use crate::clock::Clock;
 use crate::engine::Mode;
 use crate::error::SubmitError;
-#[cfg(feature = "alloc")]
 use crate::exec::WorkFn;
+use crate::kind::Calls;
 #[cfg(feature = "alloc")]
-use crate::func::PoolWithFunc;
-#[cfg(feature = "alloc")]
-use crate::pool::Pool;
-#[cfg(feature = "alloc")]
+use crate::kind::Closures;
+use crate::kind::sealed::{Storage, StorageReach};
+use crate::pool::PoolOf;
+use crate::priority::Priority;
 use crate::queue::WorkerQueue;
 use crate::spawner::Spawner;
-use crate::static_func::StaticPoolWithFunc;
 #[cfg(feature = "alloc")]
 use crate::task::Task;
 
 #[cfg(feature = "alloc")]
-impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
-    /// Like [`submit`](Pool::submit), but waits at most `timeout` for room in a
+impl<Q: WorkerQueue, C: Clock, S: Spawner> PoolOf<Closures<Q, C, S>> {
+    /// Like [`submit`](Self::submit), but waits at most `timeout` for room in a
     /// saturated pool.
     ///
     /// # Errors
     ///
     /// The task comes back inside the error, untouched: [`SubmitError::Timeout`]
     /// when the pool stayed saturated for all of `timeout` (the task never
-    /// runs); otherwise as for [`submit`](Pool::submit).
+    /// runs); otherwise as for [`submit`](Self::submit).
     ///
     /// ```
     /// use std::sync::mpsc;
@@ -60,21 +59,17 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     where
         F: FnOnce() + Send + 'static,
     {
-        self.submit_in(
-            task,
-            Mode::Within(timeout),
-            crate::priority::Priority::Normal,
-        )
+        self.submit_at(task, Mode::Within(timeout), Priority::Normal)
     }
 
-    /// Like [`spawn`](Pool::spawn), but waits at most `timeout` for room in a
+    /// Like [`spawn`](Self::spawn), but waits at most `timeout` for room in a
     /// saturated pool.
     ///
     /// # Errors
     ///
     /// The closure `f` comes back inside the error, untouched:
     /// [`SubmitError::Timeout`] when the pool stayed saturated for all of
-    /// `timeout` (`f` never runs); otherwise as for [`spawn`](Pool::spawn).
+    /// `timeout` (`f` never runs); otherwise as for [`spawn`](Self::spawn).
     ///
     /// ```
     /// use std::time::Duration;
@@ -92,28 +87,28 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        self.spawn_in(f, Mode::Within(timeout), crate::priority::Priority::Normal)
+        self.spawn_at(f, Mode::Within(timeout), Priority::Normal)
     }
 }
 
-#[cfg(feature = "alloc")]
-impl<A, F, Q, C, S> PoolWithFunc<A, F, Q, C, S>
+impl<A, F, Q, C, S, H> PoolOf<Calls<A, F, Q, C, S, H>>
 where
     A: Send + 'static,
     F: WorkFn<A>,
     Q: WorkerQueue,
     C: Clock,
     S: Spawner,
+    H: Storage,
 {
-    /// Like [`invoke`](PoolWithFunc::invoke), but waits at most `timeout` for
-    /// room in a saturated pool.
+    /// Like [`invoke`](Self::invoke), but waits at most `timeout` for
+    /// room in a saturated pool. Needs no allocator: a static pool has it too.
     ///
     /// # Errors
     ///
     /// The argument comes back inside the error, untouched:
     /// [`SubmitError::Timeout`] when the pool stayed saturated for all of
     /// `timeout` (the function never runs on it); otherwise as for
-    /// [`invoke`](PoolWithFunc::invoke).
+    /// [`invoke`](Self::invoke).
     ///
     /// ```
     /// use std::time::Duration;
@@ -125,119 +120,10 @@ where
     /// let err = pool.invoke_timeout(0, Duration::from_millis(5)).unwrap_err();
     /// assert_eq!(err.into_inner(), 0);
     /// ```
-    pub fn invoke_timeout(&self, arg: A, timeout: Duration) -> Result<(), SubmitError<A>> {
-        self.invoke_in(
-            arg,
-            Mode::Within(timeout),
-            crate::priority::Priority::Normal,
-        )
-    }
-}
-
-impl<A, const N: usize, C, S> StaticPoolWithFunc<A, N, C, S>
-where
-    A: Send + 'static,
-    C: Clock,
-    S: Spawner,
-{
-    /// Like [`invoke`](StaticPoolWithFunc::invoke), but waits at most
-    /// `timeout` for room in a saturated pool. Needs no allocator.
-    ///
-    /// # Errors
-    ///
-    /// The argument comes back inside the error, untouched:
-    /// [`SubmitError::Timeout`] when the pool stayed saturated for all of
-    /// `timeout`; otherwise as for [`invoke`](StaticPoolWithFunc::invoke).
-    ///
-    /// ```
-    /// # use antpool::{Options, StaticPoolWithFunc};
-    /// # use antpool::port::{StdClock, StdSpawner};
-    /// # use std::sync::LazyLock;
-    /// # use std::time::Duration;
-    /// static POOL: LazyLock<StaticPoolWithFunc<u8, 1, StdClock, StdSpawner>> = LazyLock::new(|| {
-    ///     StaticPoolWithFunc::new(Options::new().capacity(1), |n| assert_eq!(n, 9), StdClock::new(), StdSpawner::new())
-    /// });
-    /// POOL.invoke_timeout(9, Duration::from_millis(10)).unwrap();
-    /// ```
-    pub fn invoke_timeout(&'static self, arg: A, timeout: Duration) -> Result<(), SubmitError<A>> {
-        self.invoke_in(
-            arg,
-            Mode::Within(timeout),
-            crate::priority::Priority::Normal,
-        )
-    }
-}
-
-#[cfg(feature = "alloc")]
-mod multi {
-    use core::time::Duration;
-
-    use crate::clock::Clock;
-    use crate::engine::Mode;
-    use crate::error::SubmitError;
-    use crate::exec::WorkFn;
-    use crate::multi::{MultiPool, MultiPoolWithFunc};
-    use crate::queue::WorkerQueue;
-    use crate::spawner::Spawner;
-    use crate::task::Task;
-
-    impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPool<Q, C, S> {
-        /// Like [`submit`](MultiPool::submit), but waits at most `timeout` for
-        /// room in the pool the task is given to.
-        ///
-        /// # Errors
-        ///
-        /// The task comes back inside the error, untouched:
-        /// [`SubmitError::Timeout`] when that pool stayed saturated for all of
-        /// `timeout`; otherwise as for [`submit`](MultiPool::submit).
-        ///
-        /// ```
-        /// use antpool::{LoadBalancing, MultiPool};
-        /// use std::time::Duration;
-        /// let mp = MultiPool::new(2, 2, LoadBalancing::RoundRobin).unwrap();
-        /// mp.submit_timeout(|| println!("hello"), Duration::from_millis(10)).unwrap();
-        /// ```
-        pub fn submit_timeout<F>(&self, task: F, timeout: Duration) -> Result<(), SubmitError<Task>>
-        where
-            F: FnOnce() + Send + 'static,
-        {
-            self.submit_in(
-                task,
-                Mode::Within(timeout),
-                crate::priority::Priority::Normal,
-            )
-        }
-    }
-
-    impl<A, F, Q, C, S> MultiPoolWithFunc<A, F, Q, C, S>
+    pub fn invoke_timeout<'a>(&'a self, arg: A, timeout: Duration) -> Result<(), SubmitError<A>>
     where
-        A: Send + 'static,
-        F: WorkFn<A>,
-        Q: WorkerQueue,
-        C: Clock,
-        S: Spawner,
+        H: StorageReach<'a>,
     {
-        /// Like [`invoke`](MultiPoolWithFunc::invoke), but waits at most
-        /// `timeout` for room in the pool the argument is given to.
-        ///
-        /// # Errors
-        ///
-        /// The argument comes back inside the error, untouched:
-        /// [`SubmitError::Timeout`] when that pool stayed saturated for all of
-        /// `timeout`; otherwise as for [`invoke`](MultiPoolWithFunc::invoke).
-        ///
-        /// ```
-        /// use antpool::{LoadBalancing, MultiPoolWithFunc};
-        /// use std::time::Duration;
-        /// let mf = MultiPoolWithFunc::new(2, 1, LoadBalancing::RoundRobin, |n: u32| assert!(n < 5)).unwrap();
-        /// mf.invoke_timeout(3, Duration::from_millis(10)).unwrap();
-        /// ```
-        pub fn invoke_timeout(&self, arg: A, timeout: Duration) -> Result<(), SubmitError<A>> {
-            self.invoke_in(
-                arg,
-                Mode::Within(timeout),
-                crate::priority::Priority::Normal,
-            )
-        }
+        self.invoke_at(arg, Mode::Within(timeout), Priority::Normal)
     }
 }

@@ -59,9 +59,6 @@ where
     }
 }
 
-/// One task of a pool running `F` over `A`.
-pub(crate) type CallOf<A, F> = Call<A, <F as WorkFn<A>>::Output>;
-
 /// One task of a `PoolWithFunc`: the argument, and with `std` perhaps a
 /// `JoinHandle` waiting for the result.
 pub(crate) struct Call<A, R> {

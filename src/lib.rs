@@ -48,7 +48,7 @@
 //! |---|---|
 //! | [`Pool`], [`PoolWithFunc`], [`StaticPoolWithFunc`] | the pools: boxed closures; one function over typed arguments; the same in a `static` |
 //! | [`MultiPool`], [`MultiPoolWithFunc`], [`LoadBalancing`] | several pools behind one face |
-//! | [`submit`], [`spawn`], [`running`], [`release_timeout`], [`release_async`], … | the default pool, created on first use |
+//! | [`submit`], [`spawn`], [`running`], [`release_timeout`], [`global`], … | the default pool, created on first use |
 //! | [`JoinHandle`], [`JoinError`], [`WorkFn`], [`panic_message`] | results of `spawn` and `call`: join, poll or `.await`; panics |
 //! | [`Scope`], [`ScopedJoinHandle`], [`scope`] | tasks that borrow from the caller's stack (`std`) |
 //! | [`TaskGroup`], [`TaskId`], [`CancelToken`], [`GroupError`], [`group`] | task groups: joined as they complete, cancelled together (`std`) |
@@ -57,7 +57,7 @@
 //! | [`Builder`], [`Options`] | every option, validated into [`BuildError`] |
 //! | [`SubmitError`], [`Task`], [`ReleaseError`] | rejected tasks come back inside the error |
 //! | [`Release`], [`Released`] | the futures of `release_async` and `wait_released_async`: waiting for the workers to exit |
-//! | [`WorkerStack`], [`WorkerRing`], [`WorkerRingBuf`], [`IdleQueue`] | the idle-worker policy (LIFO, FIFO, fixed, chosen at build) |
+//! | [`IdleQueue`], [`WorkerRing`] | the idle-worker policy (LIFO, or FIFO with `prealloc`, chosen at build; FIFO inline) |
 //! | [`port`] | for port authors: the platform traits (`Spawner`, `Signal`, `Clock`, `WorkerQueue`), and the std platform |
 //!
 //! How a task travels, and the rules that keep the hand-off sound, are in
@@ -134,7 +134,7 @@
 //! | feature | default | gives |
 //! |---|---|---|
 //! | `std` | yes | `alloc` + the std platform, panic catching (`panic_handler`), `log` |
-//! | `alloc` | via `std` | [`Pool`], [`PoolWithFunc`], [`MultiPool`], [`WorkerStack`], [`WorkerRingBuf`], [`IdleQueue`] |
+//! | `alloc` | via `std` | [`Pool`], [`PoolWithFunc`], [`MultiPool`], [`IdleQueue`] |
 //! | (none) | | [`StaticPoolWithFunc`] + [`WorkerRing`] + a platform from [`port`]: no heap |
 //! | `tracing` | no | a `worker` span per worker and events (start, stop, expiry, rejections, panics) through `tracing`, target `antpool`; also without `std` |
 //! | `timings` | no | `Sampling`, and `timings()` on every pool: `Timings` of submit waits, queue waits (per level too, with `priorities(true)`) and run times, on the pool's own clock; also without `std` |
@@ -170,14 +170,14 @@ extern crate alloc;
 mod sync;
 #[cfg(feature = "alloc")]
 mod builder;
+mod calls;
 mod clock;
+#[cfg(feature = "alloc")]
+mod closures;
 mod deadline;
 mod engine;
 mod error;
 mod exec;
-mod face;
-#[cfg(feature = "alloc")]
-mod func;
 #[cfg(feature = "std")]
 mod global;
 #[cfg(feature = "std")]
@@ -188,6 +188,7 @@ mod guard;
 mod hooks;
 #[cfg(feature = "std")]
 mod join;
+pub mod kind;
 #[cfg(feature = "alloc")]
 mod multi;
 mod oneshot;
@@ -196,7 +197,7 @@ mod options;
 mod os;
 #[cfg(feature = "alloc")]
 mod owner;
-#[cfg(feature = "alloc")]
+mod pause;
 mod pool;
 pub mod port;
 #[cfg(feature = "alloc")]
@@ -207,7 +208,7 @@ mod release;
 #[cfg(feature = "std")]
 mod scope;
 mod spawner;
-mod static_func;
+mod static_pool;
 mod stats;
 #[cfg(feature = "alloc")]
 mod task;
@@ -222,14 +223,12 @@ pub mod metrics;
 pub use builder::{Builder, ForFunc, ForPool, PoolBuilder, PoolWithFuncBuilder};
 pub use error::{BuildError, Rejected, ReleaseError, SubmitError};
 pub use exec::WorkFn;
-#[cfg(feature = "alloc")]
-pub use func::PoolWithFunc;
 #[cfg(feature = "std")]
 pub use global::group;
 #[cfg(feature = "std")]
 pub use global::{
-    cap, configure, free, reboot, release, release_async, release_timeout, running, scope, spawn,
-    spawn_async, submit, submit_async, wait_idle, wait_released_async, wait_released_timeout,
+    cap, configure, free, global, reboot, release, release_timeout, running, scope, spawn,
+    spawn_async, submit, submit_async,
 };
 #[cfg(feature = "std")]
 pub use group::{CancelToken, GroupError, GroupSpawnAsync, JoinNext, TaskGroup, TaskId, TimedOut};
@@ -246,21 +245,21 @@ pub use join::handle::JoinHandle;
 #[cfg(feature = "std")]
 pub use join::spawn_async::SpawnAsync;
 #[cfg(feature = "alloc")]
-pub use multi::{LoadBalancing, MultiPool, MultiPoolWithFunc};
+pub use multi::{LoadBalancing, MultiPool, MultiPoolOf, MultiPoolWithFunc};
 pub use oneshot::{Oneshot, Recv};
 pub use options::{DEFAULT_EXPIRY, MAX_CAPACITY, Options};
 #[cfg(feature = "alloc")]
-pub use pool::Pool;
+pub use pool::{Pool, PoolWithFunc};
+pub use pool::{PoolOf, StaticPoolWithFunc};
 #[cfg(feature = "std")]
 pub use prioritized::PrioritizedGroup;
 pub use priority::{Prioritized, Priority};
-pub use queue::WorkerRing;
 #[cfg(feature = "alloc")]
-pub use queue::{IdleQueue, WorkerRingBuf, WorkerStack};
+pub use queue::IdleQueue;
+pub use queue::WorkerRing;
 pub use release::{Release, Released};
 #[cfg(feature = "std")]
 pub use scope::{Scope, ScopedJoinHandle};
-pub use static_func::StaticPoolWithFunc;
 pub use stats::Stats;
 #[cfg(feature = "alloc")]
 pub use task::Task;

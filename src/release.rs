@@ -1,46 +1,20 @@
-//! The futures that wait for a pool's release to end, one type each for
-//! every pool: [`Release`] (`release_async`: the pool is closed when it is
-//! made, the future only waits) and [`Released`] (`wait_released_async`: a
+//! Closing a pool, and waiting for it to end: `release` and its timed, async
+//! and draining forms, `wait_released_*` and `reboot`, on every pool; and the
+//! futures that wait: [`Release`] (`release_async`: the pool is closed when it
+//! is made, the future only waits) and [`Released`] (`wait_released_async`: a
 //! wait resumed, or begun on an open pool). Built on `core::task` alone: no
-//! runtime, no `std`, no heap (but a multi-pool's [`MultiDrain`], one wait
-//! per pool).
+//! runtime, no `std`, no heap. The protocol is the engine's (`released.rs`).
 
-#[cfg(feature = "alloc")]
-use alloc::boxed::Box;
-#[cfg(feature = "alloc")]
-use alloc::vec::Vec;
 use core::fmt;
 use core::future::Future;
-#[cfg(feature = "alloc")]
-use core::marker::PhantomPinned;
 use core::pin::Pin;
 use core::task::{Context, Poll};
+use core::time::Duration;
 
-use crate::engine::Drain;
+use crate::engine::{Awaited, Drain};
 use crate::error::ReleaseError;
-
-/// What a release future waits on: one pool's release, or a multi-pool's.
-pub(crate) enum Wait<'a> {
-    One(Drain<'a>),
-    #[cfg(feature = "alloc")]
-    All(MultiDrain<'a>),
-}
-
-impl Future for Wait<'_> {
-    type Output = Result<(), ReleaseError>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        // SAFETY: structural pinning: the variant's future is never moved out
-        // of the pinned enum (it has no `Drop`, and nothing replaces it).
-        match unsafe { self.get_unchecked_mut() } {
-            // SAFETY: as above.
-            Wait::One(one) => unsafe { Pin::new_unchecked(one) }.poll(cx),
-            #[cfg(feature = "alloc")]
-            // SAFETY: as above.
-            Wait::All(all) => unsafe { Pin::new_unchecked(all) }.poll(cx),
-        }
-    }
-}
+use crate::kind::Kind;
+use crate::pool::PoolOf;
 
 /// The future of `release_async`, on every pool type (see
 /// [`Pool::release_async`](crate::Pool::release_async)): the pool **is already
@@ -74,13 +48,7 @@ impl Future for Wait<'_> {
 /// ```
 #[must_use = "the pool is already closed; awaiting waits for its workers, dropping stops waiting"]
 pub struct Release<'a> {
-    wait: Wait<'a>,
-}
-
-impl<'a> Release<'a> {
-    pub(crate) fn new(wait: Wait<'a>) -> Self {
-        Release { wait }
-    }
+    wait: Drain<'a>,
 }
 
 impl Future for Release<'_> {
@@ -122,13 +90,7 @@ impl fmt::Debug for Release<'_> {
 /// ```
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct Released<'a> {
-    wait: Wait<'a>,
-}
-
-impl<'a> Released<'a> {
-    pub(crate) fn new(wait: Wait<'a>) -> Self {
-        Released { wait }
-    }
+    wait: Drain<'a>,
 }
 
 impl Future for Released<'_> {
@@ -146,82 +108,174 @@ impl fmt::Debug for Released<'_> {
     }
 }
 
-/// (A multi-pool's release: every pool is closed at once by `release_async`,
-/// before it returns; this waits for them all together, each pool's wait one
-/// [`Drain`].)
-/// Waits for every pool of a multi-pool to end its release: `Ok` once all
-/// have, else `Err(Pools(..))` with each failing pool's index and error (as
-/// `release_timeout` reports them); `Closed` at once if the multi-pool was
-/// already released when `release_async` was called.
-#[cfg(feature = "alloc")]
-pub(crate) struct MultiDrain<'a> {
-    /// The pools' waits, by index; `None`: released already at the call.
-    waits: Option<Box<[Drain<'a>]>>,
-    /// How each pool's wait ended, by index (`None`: it has not yet).
-    ends: Box<[Option<Result<(), ReleaseError>>]>,
-    /// The pools' waits are pinned where the box put them.
-    _pinned: PhantomPinned,
-}
+impl<K: Kind> PoolOf<K> {
+    /// Closes the pool: later submits are rejected, blocked submitters get
+    /// [`SubmitError::Closed`](crate::SubmitError::Closed) with their task,
+    /// and tasks already queued still run: the workers finish them, then exit
+    /// (idle ones at once). Does not wait — the tasks run on detached workers,
+    /// which end with the process if `main` returns first: `wait_idle_timeout`
+    /// waits for them, `release_timeout` (or, in async code, `release_async`)
+    /// for the workers to exit, and `release_drain` takes back the queued
+    /// tasks instead. A second call does nothing.
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(3).unwrap();
+    /// pool.release();
+    /// assert!(pool.is_closed());
+    /// ```
+    pub fn release(&self) {
+        self.engine().release();
+    }
 
-#[cfg(feature = "alloc")]
-impl<'a> MultiDrain<'a> {
-    pub(crate) fn new(waits: impl Iterator<Item = Drain<'a>>) -> Self {
-        let waits: Box<[Drain<'a>]> = waits.collect();
-        MultiDrain {
-            ends: (0..waits.len()).map(|_| None).collect(),
-            waits: Some(waits),
-            _pinned: PhantomPinned,
+    /// Releases the pool and waits up to `timeout` for every worker to exit.
+    /// Called from one of the pool's own tasks it can only time out, since the
+    /// calling worker is still running. `release_async` waits without a
+    /// thread, and without a timeout chosen up front.
+    ///
+    /// # Errors
+    ///
+    /// [`ReleaseError::Timeout`] if workers still run when the time is up (the
+    /// pool stays closed, they exit after their task, and
+    /// `wait_released_timeout` keeps waiting); [`ReleaseError::Closed`] if the
+    /// pool was already released; [`ReleaseError::Reopened`] if a `reboot`
+    /// reopened it during the wait.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let pool = antpool::Pool::new(3).unwrap();
+    /// pool.submit(|| ()).unwrap();
+    /// pool.release_timeout(Duration::from_secs(5)).unwrap();
+    /// assert_eq!(pool.running(), 0);
+    /// assert_eq!(pool.release_timeout(Duration::from_secs(1)), Err(antpool::ReleaseError::Closed));
+    /// ```
+    pub fn release_timeout(&self, timeout: Duration) -> Result<(), ReleaseError> {
+        self.engine().release_timeout(timeout)
+    }
+
+    /// Releases the pool **now**, as `release` does — before this returns, not
+    /// when the future is first polled — and returns a future that waits for
+    /// every worker to exit, without holding a thread (any executor).
+    ///
+    /// It resolves `Ok(())` once no worker thread is left (every stop hook has
+    /// run). Dropping it abandons the wait and nothing else: the pool stays
+    /// closed, queued and running tasks go on, the workers exit as they
+    /// finish; `release_drain` takes back what has not started, and
+    /// `wait_released_async` waits again. So
+    /// `select! { r = pool.release_async() => r?, _ = ctrl_c() => drop(pool.release_drain()) }`
+    /// gives up the wait on a signal. Awaited on one of the pool's own workers
+    /// it never resolves (that worker is still running). See [`Release`].
+    ///
+    /// # Errors
+    ///
+    /// [`ReleaseError::Closed`] at the first poll, without waiting, if the
+    /// pool was already released at the call; [`ReleaseError::Reopened`] if a
+    /// `reboot` reopened the pool before its workers were gone. Never a
+    /// timeout: drop the future instead.
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(3).unwrap();
+    /// pool.submit(|| ()).unwrap();
+    /// let release = pool.release_async(); // closed already
+    /// assert!(pool.is_closed());
+    /// futures_executor::block_on(release).unwrap();
+    /// assert_eq!(pool.running(), 0);
+    /// assert_eq!(
+    ///     futures_executor::block_on(pool.release_async()),
+    ///     Err(antpool::ReleaseError::Closed)
+    /// );
+    /// ```
+    pub fn release_async(&self) -> Release<'_> {
+        Release {
+            wait: self.engine().release_async(),
         }
     }
 
-    /// The wait of a multi-pool that was released already: `Closed`.
-    pub(crate) fn closed() -> Self {
-        MultiDrain {
-            waits: None,
-            ends: Box::new([]),
-            _pinned: PhantomPinned,
+    /// Waits, without holding a thread, until the pool is released and every
+    /// worker has exited: resumes the wait of a dropped `release_async`
+    /// future. On an open pool it waits for a release (by any handle), then
+    /// for the workers. Lazy, as futures are: nothing happens until it is
+    /// polled. See [`Released`].
+    ///
+    /// # Errors
+    ///
+    /// [`ReleaseError::Reopened`] if a `reboot` reopened the pool before its
+    /// workers were gone.
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(3).unwrap();
+    /// pool.submit(|| ()).unwrap();
+    /// drop(pool.release_async()); // released; the wait abandoned
+    /// futures_executor::block_on(pool.wait_released_async()).unwrap();
+    /// assert_eq!(pool.running(), 0);
+    /// ```
+    pub fn wait_released_async(&self) -> Released<'_> {
+        Released {
+            wait: self.engine().wait_released_async(),
         }
     }
-}
 
-#[cfg(feature = "alloc")]
-impl Future for MultiDrain<'_> {
-    type Output = Result<(), ReleaseError>;
+    /// Blocks until the pool is released and every worker has exited, for at
+    /// most `timeout`: `true` if that happened, `false` if the time ran out
+    /// first or a `reboot` reopened the pool. On an open pool it waits for a
+    /// release (by another thread) too. The blocking twin of
+    /// `wait_released_async`, and the way to keep waiting after
+    /// `release_timeout` timed out.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let pool = antpool::Pool::new(3).unwrap();
+    /// pool.submit(|| ()).unwrap();
+    /// assert!(!pool.wait_released_timeout(Duration::ZERO)); // open
+    /// pool.release();
+    /// assert!(pool.wait_released_timeout(Duration::from_secs(5)));
+    /// assert_eq!(pool.running(), 0);
+    /// ```
+    pub fn wait_released_timeout(&self, timeout: Duration) -> bool {
+        self.engine()
+            .wait_released(Awaited::Any, Some(timeout))
+            .is_ok()
+    }
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        // SAFETY: nothing is moved out of the pinned future; the pools' waits
-        // stay in their box, which is never replaced while we live.
-        let this = unsafe { self.get_unchecked_mut() };
-        let Some(waits) = &mut this.waits else {
-            return Poll::Ready(Err(ReleaseError::Closed));
-        };
-        let mut pending = false;
-        for (wait, end) in waits.iter_mut().zip(this.ends.iter_mut()) {
-            if end.is_some() {
-                continue;
-            }
-            // SAFETY: the box's elements never move (structural pinning: the
-            // box is ours, never reallocated, and drops them in place).
-            match unsafe { Pin::new_unchecked(wait) }.poll(cx) {
-                Poll::Ready(result) => *end = Some(result),
-                Poll::Pending => pending = true,
-            }
-        }
-        if pending {
-            return Poll::Pending;
-        }
-        let errors: Vec<(usize, ReleaseError)> = this
-            .ends
-            .iter()
-            .enumerate()
-            .filter_map(|(index, end)| match end {
-                Some(Err(e)) => Some((index, e.clone())),
-                _ => None,
-            })
-            .collect();
-        Poll::Ready(match errors.is_empty() {
-            true => Ok(()),
-            false => Err(ReleaseError::Pools(errors)),
-        })
+    /// Reopens a released pool. A release still waiting for the workers to
+    /// exit (`release_timeout`, `release_async`, `wait_released_*`) ends with
+    /// [`ReleaseError::Reopened`]. On an open pool it does nothing.
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(3).unwrap();
+    /// pool.release();
+    /// pool.reboot();
+    /// assert!(!pool.is_closed());
+    /// pool.submit(|| ()).unwrap();
+    /// ```
+    pub fn reboot(&self) {
+        self.engine().reboot()
+    }
+
+    /// Closes the pool like [`release`](Self::release), but hands back the
+    /// tasks still in the task queue (queue mode) instead of running them,
+    /// oldest first: closures as [`Task`](crate::Task)s, a function pool's
+    /// arguments as they were given. Tasks already handed to a worker still
+    /// run. On a pool already released it takes back whatever has not started
+    /// yet.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// let pool = antpool::Pool::builder().capacity(1).max_queued_tasks(10).build().unwrap();
+    /// let (hold, wait) = mpsc::channel::<()>();
+    /// pool.submit(move || { let _ = wait.recv(); }).unwrap(); // the only worker is busy
+    /// pool.submit(|| println!("queued 1")).unwrap();
+    /// pool.submit(|| println!("queued 2")).unwrap();
+    /// assert_eq!(pool.queued(), 2);
+    /// let back = pool.release_drain();
+    /// assert_eq!(back.len(), 2); // not run: yours to run, store or drop
+    /// drop(hold);
+    /// ```
+    #[cfg(feature = "alloc")]
+    pub fn release_drain<'a>(&'a self) -> alloc::vec::Vec<K::Input>
+    where
+        K: crate::kind::Reach<'a>,
+    {
+        let tasks = self.with_ref(crate::engine::Engine::release_drain);
+        tasks.into_iter().map(K::input).collect()
     }
 }

@@ -46,7 +46,6 @@ use crate::engine::{Engine, Mode};
 use crate::error::SubmitError;
 use crate::join::error::JoinError;
 use crate::join::handle::{Holder, Reply, Slot, call};
-use crate::multi::MultiPool;
 use crate::pool::Pool;
 use crate::priority::Priority;
 use crate::queue::WorkerQueue;
@@ -241,8 +240,8 @@ impl Drop for Erased {
 }
 
 /// A scope for tasks that borrow from the caller's stack: given by
-/// [`Pool::scope`](crate::Pool::scope), [`MultiPool::scope`](crate::MultiPool::scope)
-/// and [`antpool::scope`](crate::scope). Every task spawned in it has finished
+/// [`Pool::scope`](crate::Pool::scope) and [`antpool::scope`](crate::scope).
+/// Every task spawned in it has finished
 /// when the scope returns.
 ///
 /// ```
@@ -480,7 +479,7 @@ where
     }
 }
 
-/// `scope` on the pools that run closures (here, beside the scope it makes).
+/// `scope` on a pool of closures (here, beside the scope it makes).
 impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     /// Runs `f` with a [`Scope`](crate::Scope) whose tasks may borrow from the
     /// caller's stack (as `std::thread::scope` does for threads), and returns
@@ -518,38 +517,9 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
         F: for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> T,
     {
         scope_with(
-            &|task, mode| Engine::submit(self.engine(), task, mode, Priority::Normal),
-            f,
-        )
-    }
-}
-
-impl<Q: WorkerQueue, C: Clock, S: Spawner> MultiPool<Q, C, S> {
-    /// Runs `f` with a [`Scope`](crate::Scope) whose tasks go to the pools by
-    /// the load-balancing rule and may borrow from the caller's stack; see
-    /// [`Pool::scope`](crate::Pool::scope).
-    ///
-    /// # Panics
-    ///
-    /// As [`Pool::scope`](crate::Pool::scope): with `f`'s panic, or when a task
-    /// panicked unjoined, once every task has finished.
-    ///
-    /// ```
-    /// use antpool::{LoadBalancing, MultiPool};
-    /// let mp = MultiPool::new(2, 2, LoadBalancing::RoundRobin).unwrap();
-    /// let names = ["a", "bb", "ccc"];
-    /// let total: usize = mp.scope(|s| {
-    ///     let hs: Vec<_> = names.iter().map(|n| s.spawn(|| n.len()).unwrap()).collect();
-    ///     hs.into_iter().map(|h| h.join().unwrap()).sum()
-    /// });
-    /// assert_eq!(total, 6);
-    /// ```
-    pub fn scope<'env, F, T>(&self, f: F) -> T
-    where
-        F: for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> T,
-    {
-        scope_with(
-            &|task, mode| self.shards.submit(task, mode, Priority::Normal),
+            &|task, mode| {
+                self.with_ref(|engine| Engine::submit(engine, task, mode, Priority::Normal))
+            },
             f,
         )
     }

@@ -30,7 +30,6 @@
 //! transport keeps its slots, and how workers refer to the engine
 //! ([`EngineRef`]: an `Arc`, or a `&'static`).
 
-use core::marker::PhantomData;
 use core::time::Duration;
 
 use crate::sync::{AtomicUsize, Ordering::Relaxed, UntrackedUsize};
@@ -120,7 +119,7 @@ pub(crate) trait Execute<T>: Send + Sync + 'static {
 
 /// The types one engine is made of: its task, idle queue, transport slots,
 /// clock, platform and executor. Bundled so the engine's many functions carry
-/// one bound.
+/// one bound. Implemented by the pool kinds (`kind/`).
 pub(crate) trait Flavor: 'static {
     type Task: Send + 'static;
     type Queue: WorkerQueue;
@@ -128,27 +127,6 @@ pub(crate) trait Flavor: 'static {
     type Clock: Clock;
     type Spawner: Spawner;
     type Exec: Execute<Self::Task>;
-}
-
-/// The [`Flavor`] made of `T`, `Q`, `L` (slots), `C`, `S` and `X`.
-/// (A type-level marker: never made as a value.)
-pub(crate) struct Parts<T, Q, L, C, S, X>(PhantomData<(T, Q, L, C, S, X)>);
-
-impl<T, Q, L, C, S, X> Flavor for Parts<T, Q, L, C, S, X>
-where
-    T: Send + 'static,
-    Q: WorkerQueue,
-    L: Slots<T>,
-    C: Clock,
-    S: Spawner,
-    X: Execute<T>,
-{
-    type Task = T;
-    type Queue = Q;
-    type Slots = L;
-    type Clock = C;
-    type Spawner = S;
-    type Exec = X;
 }
 
 type SignalOf<F> = <<F as Flavor>::Spawner as Spawner>::Signal;
@@ -530,13 +508,11 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// Tasks waiting at `level` (all of them, without a lane per level).
-    #[cfg(feature = "alloc")]
     pub(crate) fn queued_at(&self, level: crate::priority::Priority) -> usize {
         self.lane.len_at(level)
     }
 
     /// Whether submits wait per level (`priorities(true)`).
-    #[cfg(feature = "alloc")]
     pub(crate) fn has_priorities(&self) -> bool {
         self.config.priorities
     }

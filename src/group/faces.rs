@@ -1,11 +1,9 @@
-//! `group` on the pools that run closures: a [`TaskGroup`] over a
-//! [`Pool`]'s engine, or over a [`MultiPool`]'s engines.
+//! `group` on a pool of closures: a [`TaskGroup`] over a [`Pool`]'s engine.
 
 use ::std::boxed::Box;
 
 use super::TaskGroup;
 use crate::clock::Clock;
-use crate::multi::MultiPool;
 use crate::pool::Pool;
 use crate::queue::WorkerQueue;
 use crate::spawner::Spawner;
@@ -26,26 +24,6 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     /// ```
     #[must_use]
     pub fn group<T: Send + 'static>(&self) -> TaskGroup<T> {
-        TaskGroup::new(Box::new(self.engine().clone()))
-    }
-}
-
-impl<Q: WorkerQueue, C: Clock, S: Spawner> MultiPool<Q, C, S> {
-    /// A [`TaskGroup`](crate::TaskGroup) whose tasks go to the pools by the
-    /// load-balancing rule; see [`Pool::group`](crate::Pool::group). It holds
-    /// the pools' engines, not the multi-pool: it does not keep it open.
-    ///
-    /// ```
-    /// use antpool::{LoadBalancing, MultiPool};
-    /// let mp = MultiPool::new(2, 2, LoadBalancing::RoundRobin).unwrap();
-    /// let mut group = mp.group::<u32>();
-    /// for n in 1..=6 {
-    ///     group.spawn(move || n).unwrap();
-    /// }
-    /// assert_eq!(group.join_all().into_iter().map(Result::unwrap).sum::<u32>(), 21);
-    /// ```
-    #[must_use]
-    pub fn group<T: Send + 'static>(&self) -> TaskGroup<T> {
-        TaskGroup::new(Box::new(self.shards.engines_only()))
+        TaskGroup::new(Box::new(self.reach()))
     }
 }

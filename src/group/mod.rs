@@ -74,8 +74,7 @@ pub(crate) use target::Target;
 
 /// A set of tasks spawned on one pool, joined as they complete, cancelled
 /// together: tokio's `JoinSet`, Go's `errgroup`, pond's task groups. Made by
-/// [`Pool::group`](crate::Pool::group), [`MultiPool::group`](crate::MultiPool::group)
-/// and [`antpool::group`](crate::group).
+/// [`Pool::group`](crate::Pool::group) and [`antpool::group`](crate::group).
 ///
 /// - **Spawn** with [`spawn`](Self::spawn) (blocks while the pool is
 ///   saturated, as the pool's `spawn`), [`try_spawn`](Self::try_spawn),

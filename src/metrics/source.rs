@@ -3,18 +3,13 @@
 
 use alloc::boxed::Box;
 
-use crate::clock::Clock;
-use crate::engine::{Engine, Flavor};
-use crate::exec::WorkFn;
-use crate::func::PoolWithFunc;
-use crate::pool::Pool;
-use crate::queue::WorkerQueue;
-use crate::spawner::Spawner;
-use crate::static_func::StaticPoolWithFunc;
+use crate::engine::{Engine, EngineRef, Flavor};
+use crate::kind::Reach;
+use crate::pool::PoolOf;
 
 /// A pool [`MetricsReporter::new`](super::MetricsReporter::new) can report:
-/// `&Pool`, `&PoolWithFunc`, `&MultiPool`, `&MultiPoolWithFunc` (their sums)
-/// and `&'static StaticPoolWithFunc`. Sealed: implemented here only.
+/// `&Pool`, `&PoolWithFunc`, and `&'static StaticPoolWithFunc` (a pool that
+/// can start workers through the reference). Sealed: implemented here only.
 ///
 /// The reporter keeps the pool's engine (as its workers do), not a handle:
 /// it never keeps a pool open, and a released pool's numbers stay readable.
@@ -57,71 +52,19 @@ pub(crate) mod private {
 use private::{Reader, Sealed};
 
 /// The reader of one engine, kept alive by `handle` (an `Arc` or a `&'static`).
-fn engine_reader<F: Flavor, H>(handle: H) -> Reader
-where
-    H: core::ops::Deref<Target = Engine<F>> + Send + Sync + 'static,
-{
-    let (label, levels) = (handle.label(), handle.times_levels());
+fn engine_reader<F: Flavor, H: EngineRef<Engine<F>>>(handle: H) -> Reader {
+    let engine = handle.engine();
+    let (label, levels) = (engine.label(), engine.times_levels());
     Reader {
-        read: Box::new(move || (handle.stats(), handle.timings())),
+        read: Box::new(move || (handle.engine().stats(), handle.engine().timings())),
         label,
         levels,
     }
 }
 
-/// A `&'static` as something that derefs (for [`engine_reader`]).
-struct Static<E: 'static>(&'static E);
-
-impl<E> core::ops::Deref for Static<E> {
-    type Target = E;
-    fn deref(&self) -> &E {
-        self.0
-    }
-}
-
-impl<Q: WorkerQueue, C: Clock, S: Spawner> MetricsSource for &Pool<Q, C, S> {}
-impl<Q: WorkerQueue, C: Clock, S: Spawner> Sealed for &Pool<Q, C, S> {
+impl<'a, K: Reach<'a>> MetricsSource for &'a PoolOf<K> {}
+impl<'a, K: Reach<'a>> Sealed for &'a PoolOf<K> {
     fn reader(self) -> Reader {
-        engine_reader(self.engine().clone())
-    }
-}
-
-impl<A, F, Q, C, S> MetricsSource for &PoolWithFunc<A, F, Q, C, S>
-where
-    A: Send + 'static,
-    F: WorkFn<A>,
-    Q: WorkerQueue,
-    C: Clock,
-    S: Spawner,
-{
-}
-impl<A, F, Q, C, S> Sealed for &PoolWithFunc<A, F, Q, C, S>
-where
-    A: Send + 'static,
-    F: WorkFn<A>,
-    Q: WorkerQueue,
-    C: Clock,
-    S: Spawner,
-{
-    fn reader(self) -> Reader {
-        engine_reader(self.engine().clone())
-    }
-}
-
-impl<A, const N: usize, C, S> MetricsSource for &'static StaticPoolWithFunc<A, N, C, S>
-where
-    A: Send + 'static,
-    C: Clock,
-    S: Spawner,
-{
-}
-impl<A, const N: usize, C, S> Sealed for &'static StaticPoolWithFunc<A, N, C, S>
-where
-    A: Send + 'static,
-    C: Clock,
-    S: Spawner,
-{
-    fn reader(self) -> Reader {
-        engine_reader(Static(self.engine()))
+        engine_reader(self.reach())
     }
 }

@@ -7,10 +7,8 @@
 //!
 //! | queue | order of `detach` | storage |
 //! |---|---|---|
-//! | [`WorkerStack`] (alloc) | newest first (LIFO: warm caches, old workers sink and expire) | grows |
+//! | [`IdleQueue`] (alloc), the heap pools' default | newest first (LIFO: warm caches, old workers sink and expire); with `prealloc`, oldest first (FIFO) | grows (`WorkerStack`); with `prealloc`, one buffer sized at build time (`WorkerRingBuf`) |
 //! | [`WorkerRing<N>`] | oldest first (FIFO) | `N` slots inline, never allocates |
-//! | [`WorkerRingBuf`] (alloc) | oldest first (FIFO) | one buffer sized at build time |
-//! | [`IdleQueue`] (alloc) | a stack, or with `prealloc` a ring buffer | chosen once at build time |
 //!
 //! **Invariant.** `since` never decreases from the oldest element to the newest.
 //! `insert` clamps a stamp that is older than the newest one (a clock that stepped
@@ -33,10 +31,6 @@ mod ring_buf;
 mod stack;
 #[cfg(feature = "alloc")]
 pub use idle_queue::IdleQueue;
-#[cfg(feature = "alloc")]
-pub use ring_buf::WorkerRingBuf;
-#[cfg(feature = "alloc")]
-pub use stack::WorkerStack;
 
 /// An opaque name for a worker.
 ///

@@ -1,4 +1,5 @@
-//! [`WorkerRingBuf`]: a FIFO of idle workers in one buffer sized at build time.
+//! `WorkerRingBuf`: a FIFO of idle workers in one buffer sized at build time
+//! (the policy of an [`IdleQueue`](crate::IdleQueue) built with `prealloc`).
 
 use alloc::collections::VecDeque;
 
@@ -9,47 +10,18 @@ use crate::clock::Instant;
 /// once: the queue behind the builder's `prealloc(true)`.
 ///
 /// It never grows: a full ring hands the worker back, and the pool retires it.
-///
-/// ```
-/// use antpool::WorkerRingBuf;
-/// use antpool::port::{IdleWorker, Instant, WorkerId, WorkerQueue};
-///
-/// let mut ring = WorkerRingBuf::new(1);
-/// let w = |i: usize| IdleWorker { id: WorkerId::from_index(i), since: Instant::ZERO };
-/// ring.insert(w(1)).unwrap();
-/// assert_eq!(ring.insert(w(2)), Err(w(2)));
-/// assert_eq!(ring.capacity(), 1);
-/// ```
-pub struct WorkerRingBuf {
+pub(crate) struct WorkerRingBuf {
     items: VecDeque<IdleWorker>,
     capacity: usize,
 }
 
 impl WorkerRingBuf {
     /// An empty ring with room for `capacity` idle workers, allocated now.
-    ///
-    /// ```
-    /// use antpool::WorkerRingBuf;
-    /// use antpool::port::WorkerQueue;
-    /// let ring = WorkerRingBuf::new(16);
-    /// assert!(ring.is_empty());
-    /// ```
-    #[must_use]
-    pub fn new(capacity: usize) -> Self {
+    pub(crate) fn new(capacity: usize) -> Self {
         WorkerRingBuf {
             items: VecDeque::with_capacity(capacity),
             capacity,
         }
-    }
-
-    /// How many idle workers fit.
-    ///
-    /// ```
-    /// assert_eq!(antpool::WorkerRingBuf::new(3).capacity(), 3);
-    /// ```
-    #[must_use]
-    pub fn capacity(&self) -> usize {
-        self.capacity
     }
 }
 

@@ -1,4 +1,5 @@
-//! [`WorkerStack`]: a growable LIFO of idle workers.
+//! `WorkerStack`: a growable LIFO of idle workers (the policy of an
+//! [`IdleQueue`](crate::IdleQueue) built without `prealloc`).
 
 use alloc::vec::Vec;
 
@@ -11,32 +12,13 @@ use crate::clock::Instant;
 /// still warm, and the workers at the bottom stay idle long enough to expire, so
 /// a pool sheds exactly the threads a lull made surplus. Elements are stored
 /// oldest first, so `refresh` removes a prefix found by binary search.
-///
-/// ```
-/// use antpool::WorkerStack;
-/// use antpool::port::{IdleWorker, Instant, WorkerId, WorkerQueue};
-///
-/// let mut stack = WorkerStack::with_capacity(None, false);
-/// let w = |i: usize| IdleWorker { id: WorkerId::from_index(i), since: Instant::ZERO };
-/// stack.insert(w(1)).unwrap();
-/// stack.insert(w(2)).unwrap();
-/// assert_eq!(stack.detach(), Some(w(2))); // newest first
-/// ```
-#[derive(Default)]
-pub struct WorkerStack {
+pub(crate) struct WorkerStack {
     items: Vec<IdleWorker>,
 }
 
 impl WorkerStack {
     /// An empty stack.
-    ///
-    /// ```
-    /// use antpool::WorkerStack;
-    /// use antpool::port::WorkerQueue;
-    /// assert!(WorkerStack::new().is_empty());
-    /// ```
-    #[must_use]
-    pub const fn new() -> Self {
+    pub(crate) const fn new() -> Self {
         WorkerStack { items: Vec::new() }
     }
 }

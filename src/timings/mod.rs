@@ -143,23 +143,4 @@ impl Timings {
         self.levels = Some(Box::new(levels));
         self
     }
-
-    /// Adds `other`'s samples to these (a multi-pool's sums). Per level only
-    /// if both keep them (a multi-pool's pools are built alike): else the
-    /// levels would no longer add up to `queue_wait`, and are dropped.
-    #[cfg(feature = "alloc")]
-    pub(crate) fn add(&mut self, other: &Timings) {
-        self.submit_wait.add(&other.submit_wait);
-        self.queue_wait.add(&other.queue_wait);
-        self.run.add(&other.run);
-        self.levels = match (self.levels.take(), &other.levels) {
-            (Some(mut mine), Some(theirs)) => {
-                for (a, b) in mine.iter_mut().zip(theirs.iter()) {
-                    a.add(b);
-                }
-                Some(mine)
-            }
-            _ => None,
-        };
-    }
 }

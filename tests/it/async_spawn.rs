@@ -309,12 +309,3 @@ fn a_join_handle_guard_aborts_a_queued_task_and_detach_keeps_it() {
     assert_eq!((aborted.get(), kept.get()), (0, 1));
     pool.release_timeout(PATIENCE).unwrap();
 }
-
-#[test]
-fn multi_pools_spawn_async_too() {
-    let mp = antpool::MultiPool::new(2, 1, antpool::LoadBalancing::RoundRobin).unwrap();
-    let fut = mp.spawn_async(|| 6);
-    is_static_send(&fut);
-    drop(mp); // the future holds a pool's engine, not the multi-pool
-    assert!(futures_executor::block_on(fut).unwrap_err().is_rejected());
-}

@@ -6,7 +6,7 @@ use crate::common;
 
 use std::thread;
 
-use antpool::{LoadBalancing, MultiPool, Pool, PoolWithFunc};
+use antpool::{Pool, PoolWithFunc};
 use common::{Counter, PATIENCE, eventually, occupy, queue_pool};
 
 #[test]
@@ -80,31 +80,4 @@ fn clearing_while_workers_take_tasks_loses_and_doubles_none() {
     assert_eq!(ran.get() + cleared, rounds * per_round as usize);
     assert_eq!(pool.stats().completed, ran.get());
     pool.release_timeout(PATIENCE).unwrap();
-}
-
-#[test]
-fn a_multi_pool_clears_every_pool() {
-    let mp = MultiPool::from_builder(
-        2,
-        LoadBalancing::RoundRobin,
-        Pool::builder().capacity(1).unbounded_queue(),
-    )
-    .unwrap();
-    let gates: Vec<_> = (0..2)
-        .map(|_| {
-            let gate = common::Gate::new();
-            let g = gate.clone();
-            mp.submit(move || g.wait()).unwrap();
-            gate
-        })
-        .collect();
-    assert!(eventually(|| mp.running() == 2));
-    for _ in 0..6 {
-        mp.submit(|| unreachable!("cleared")).unwrap();
-    }
-    assert!(eventually(|| mp.queued() == 6));
-    assert_eq!(mp.clear_queue(), 6);
-    gates.iter().for_each(common::Gate::open);
-    assert!(mp.wait_idle_timeout(PATIENCE));
-    mp.release_timeout(PATIENCE).unwrap();
 }

@@ -202,33 +202,3 @@ fn a_timeout_racing_the_finishing_worker_runs_the_task_once_or_hands_it_back() {
     assert_eq!(ins + outs, 300);
     pool.release_timeout(EXIT).unwrap();
 }
-
-#[test]
-fn multi_pools_wait_at_most_the_time_too() {
-    use antpool::{LoadBalancing, MultiPool, MultiPoolWithFunc};
-    let mp = MultiPool::new(1, 1, LoadBalancing::RoundRobin).unwrap();
-    let (hold, wait) = mpsc::channel::<()>();
-    mp.submit(move || {
-        let _ = wait.recv();
-    })
-    .unwrap();
-    assert!(
-        mp.submit_timeout(|| (), Duration::from_millis(5))
-            .unwrap_err()
-            .is_timeout()
-    );
-    drop(hold);
-    mp.submit_timeout(|| (), Duration::from_secs(30)).unwrap();
-    mp.release_timeout(EXIT).unwrap();
-
-    let mf = MultiPoolWithFunc::new(1, 1, LoadBalancing::RoundRobin, |ms: u64| {
-        thread::sleep(Duration::from_millis(ms));
-    })
-    .unwrap();
-    mf.invoke(300).unwrap();
-    assert_eq!(
-        mf.invoke_timeout(0, Duration::from_millis(5)).unwrap_err(),
-        SubmitError::Timeout(0)
-    );
-    mf.release_timeout(EXIT).unwrap();
-}

@@ -1,4 +1,4 @@
-//! Task groups (`Pool::group`, `MultiPool::group`, `antpool::group`): the
+//! Task groups (`Pool::group`, `antpool::group`): the
 //! invariants of their contract. Every spawned task comes out of the joins
 //! exactly once on every path — ran, panicked, aborted before it began,
 //! drained then dropped or run, cleared — and a refused spawn hands its
@@ -17,9 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::thread;
 use std::time::Duration;
 
-use antpool::{
-    CancelToken, GroupError, JoinError, LoadBalancing, MultiPool, Pool, TaskGroup, TaskId,
-};
+use antpool::{CancelToken, GroupError, JoinError, Pool, TaskGroup, TaskId};
 use common::{Counter, Gate, PATIENCE, held_pool, occupy, queue_pool};
 
 /// Counts what became of a group's closures: run, or dropped unrun.
@@ -433,10 +431,10 @@ fn join_next_timeout_times_out_and_keeps_the_task() {
 }
 
 #[test]
-fn many_tasks_from_a_multi_pool_and_the_default_pool_join_once_each() {
-    let mp = MultiPool::new(2, 2, LoadBalancing::RoundRobin).unwrap();
+fn many_tasks_from_a_pool_and_the_default_pool_join_once_each() {
+    let pool = Pool::new(2).unwrap();
     let count = if cfg!(miri) { 20 } else { 500 };
-    let mut group = mp.group::<usize>();
+    let mut group = pool.group::<usize>();
     let ids: Vec<TaskId> = (0..count)
         .map(|i| group.spawn(move || i).unwrap())
         .collect();
@@ -445,7 +443,7 @@ fn many_tasks_from_a_multi_pool_and_the_default_pool_join_once_each() {
         .map(|(_, r)| r.unwrap())
         .sum();
     assert_eq!(sum, count * (count - 1) / 2);
-    mp.release_timeout(PATIENCE).unwrap();
+    pool.release_timeout(PATIENCE).unwrap();
     if cfg!(miri) {
         // The default pool is never released: its idle workers would outlive
         // the test's main thread, which Miri reports.

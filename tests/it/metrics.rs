@@ -214,29 +214,6 @@ fn a_pool_without_a_label_reports_unlabelled_and_samples_as_bucket_midpoints() {
 }
 
 #[test]
-fn a_multi_pool_reports_its_sums() {
-    let recorder = DebuggingRecorder::new();
-    let snapshotter = recorder.snapshotter();
-    let builder = Pool::builder()
-        .capacity(1)
-        .timings(Sampling::Every)
-        .metrics_label("shards");
-    let mp =
-        antpool::MultiPool::from_builder(2, antpool::LoadBalancing::RoundRobin, builder).unwrap();
-    let mut reporter = with_local_recorder(&recorder, || MetricsReporter::new(&mp));
-    for _ in 0..4 {
-        mp.submit(|| ()).unwrap();
-    }
-    mp.wait_idle();
-    reporter.record();
-    let seen = Seen::take(&snapshotter);
-    assert_eq!(seen.counter("antpool_tasks_completed"), 4);
-    assert_eq!(seen.samples("antpool_run_seconds"), 4);
-    assert_eq!(seen.0["antpool_workers"].0, [Label::new("pool", "shards")]);
-    mp.release_timeout(PATIENCE).unwrap();
-}
-
-#[test]
 fn a_pool_with_levels_reports_queue_wait_per_priority() {
     let recorder = DebuggingRecorder::new();
     let snapshotter = recorder.snapshotter();
@@ -279,40 +256,4 @@ fn a_pool_with_levels_reports_queue_wait_per_priority() {
     assert_eq!(queue_waits, expected, "no unlabelled total beside them");
     assert_eq!(pool.timings().queue_wait.count, 4);
     pool.release_timeout(PATIENCE).unwrap();
-
-    // A multi-pool of such pools: the same series, summed.
-    let recorder = DebuggingRecorder::new();
-    let snapshotter = recorder.snapshotter();
-    let builder = Pool::builder()
-        .capacity(1)
-        .priorities(true)
-        .timings(Sampling::Every);
-    let mp =
-        antpool::MultiPool::from_builder(2, antpool::LoadBalancing::RoundRobin, builder).unwrap();
-    let mut reporter = with_local_recorder(&recorder, || MetricsReporter::new(&mp));
-    mp.with_priority(Priority::Low).submit(|| ()).unwrap();
-    mp.wait_idle();
-    reporter.record();
-    let all = snapshotter.snapshot().into_vec();
-    let mut queue_waits: Vec<(Vec<Label>, usize)> = all
-        .into_iter()
-        .filter(|(key, ..)| key.key().name() == "antpool_queue_wait_seconds")
-        .map(|(key, _, _, value)| match value {
-            DebugValue::Histogram(samples) => {
-                (key.key().labels().cloned().collect(), samples.len())
-            }
-            other => panic!("a histogram: {other:?}"),
-        })
-        .collect();
-    queue_waits.sort();
-    let priority = |level| vec![Label::new("priority", level)];
-    assert_eq!(
-        queue_waits,
-        [
-            (priority("high"), 0),
-            (priority("low"), 1),
-            (priority("normal"), 0)
-        ]
-    );
-    mp.release_timeout(PATIENCE).unwrap();
 }

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::thread;
 use std::time::Duration;
 
-use antpool::{LoadBalancing, MultiPool, Pool, PoolWithFunc, SubmitError};
+use antpool::{Pool, PoolWithFunc, SubmitError};
 use common::{Counter, PATIENCE, bounded_modes, eventually, occupy, queue_pool};
 
 /// A moment for something that must *not* happen to get its chance.
@@ -305,7 +305,7 @@ fn pause_racing_submitters_loses_nothing_and_starts_nothing() {
 }
 
 #[test]
-fn the_function_pool_and_the_multi_pool_pause_too() {
+fn the_function_pool_pauses_too() {
     let seen = Arc::new(AtomicUsize::new(0));
     let s = Arc::clone(&seen);
     let pool = PoolWithFunc::builder(move |n: usize| {
@@ -322,16 +322,7 @@ fn the_function_pool_and_the_multi_pool_pause_too() {
     pool.resume();
     assert!(pool.wait_idle_timeout(PATIENCE));
     assert_eq!(seen.load(Ordering::SeqCst), 5);
-
-    let mp = MultiPool::new(2, 2, LoadBalancing::RoundRobin).unwrap();
-    assert!(mp.pause_timeout(PATIENCE));
-    assert!(mp.is_paused());
-    assert!(mp.try_submit(|| ()).unwrap_err().is_overload());
-    mp.resume();
-    assert!(!mp.is_paused());
-    mp.submit(|| ()).unwrap();
-    assert!(mp.wait_idle_timeout(PATIENCE));
-    mp.release_timeout(PATIENCE).unwrap();
+    pool.release_timeout(PATIENCE).unwrap();
 }
 
 #[test]

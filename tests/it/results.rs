@@ -162,17 +162,6 @@ fn a_rejected_spawn_hands_back_the_callers_closure_with_its_captures() {
 }
 
 #[test]
-fn a_rejected_multipool_spawn_hands_back_the_closure_too() {
-    use antpool::{LoadBalancing, MultiPool};
-    let mp = MultiPool::new(2, 1, LoadBalancing::RoundRobin).unwrap();
-    mp.release_timeout(PATIENCE).unwrap();
-    let data: Vec<i32> = (1..=3).collect(); // owned, moved into the closure
-    let err = mp.spawn(move || data.iter().sum::<i32>()).unwrap_err();
-    assert!(err.is_closed());
-    assert_eq!(err.into_closure()(), 6);
-}
-
-#[test]
 fn pool_with_func_call_returns_what_the_function_returns() {
     let pool = PoolWithFunc::new(3, |s: String| s.len()).unwrap();
     let handles: Vec<_> = ["a", "bb", "ccc"]

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::thread;
 use std::time::Duration;
 
-use antpool::{LoadBalancing, MultiPool, Pool, Scope};
+use antpool::{Pool, Scope};
 use common::PATIENCE;
 
 /// A pool of one worker and a queue of 8.
@@ -297,19 +297,6 @@ fn a_task_may_spawn_into_its_own_scope() {
     });
     assert_eq!(leaves.load(SeqCst), 9);
     pool.release_timeout(PATIENCE).unwrap();
-}
-
-#[test]
-fn the_multi_pool_scopes_too() {
-    let mp = MultiPool::new(2, 1, LoadBalancing::LeastTasks).unwrap();
-    let mut cells = [0usize; 6];
-    mp.scope(|s| {
-        for (i, c) in cells.iter_mut().enumerate() {
-            drop(s.spawn(move || *c = i * i).unwrap());
-        }
-    });
-    assert_eq!(cells, [0, 1, 4, 9, 16, 25]);
-    mp.release_timeout(PATIENCE).unwrap();
 }
 
 #[test]

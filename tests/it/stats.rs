@@ -148,36 +148,3 @@ fn the_books_balance_aborted_tasks_are_skipped_and_cleared_ones_returned() {
     assert!(pool.wait_idle_timeout(Duration::from_secs(5)));
     assert_eq!(pool.stats().skipped, 2);
 }
-
-#[test]
-fn a_multipool_counts_what_it_refused_not_what_one_pool_passed_on() {
-    use antpool::{LoadBalancing, MultiPool};
-    let mp = MultiPool::from_builder(
-        2,
-        LoadBalancing::RoundRobin,
-        Pool::builder()
-            .capacity(1)
-            .nonblocking(true)
-            .expiry(Duration::from_millis(10)),
-    )
-    .unwrap();
-    let gate = common::Gate::new();
-    // Round robin: the first task holds pool 0, the second runs on pool 1 and
-    // ends (its worker then expires, so pool 1 has the fewest workers); the
-    // third is offered to pool 0 first, which is full, and passes it on to
-    // the pool with the fewest: taken, so no rejection.
-    let g = gate.clone();
-    mp.submit(move || g.wait()).unwrap();
-    mp.submit(|| ()).unwrap();
-    assert!(eventually(
-        || mp.running_by_index(1) == Some(0) && mp.stats().completed == 1
-    ));
-    let g = gate.clone();
-    mp.submit(move || g.wait()).unwrap();
-    assert_eq!(mp.stats().rejected, 0);
-    // Both pools held: the next is refused by both, one rejection in all.
-    assert!(mp.try_submit(|| ()).unwrap_err().is_overload());
-    assert_eq!(mp.stats().rejected, 1);
-    gate.open();
-    mp.release_timeout(Duration::from_secs(5)).unwrap();
-}

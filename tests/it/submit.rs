@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::{self, ThreadId};
 use std::time::Duration;
 
-use antpool::{Pool, PoolWithFunc, WorkerRing, WorkerStack};
+use antpool::{IdleQueue, Pool, PoolWithFunc, WorkerRing};
 use common::{Counter, Gate, TestSpawner, counted_pool, eventually, occupy, submit_counted};
 
 #[test]
@@ -145,9 +145,9 @@ fn run_on<Q: antpool::port::WorkerQueue>(pool: &Pool<Q>, tasks: usize) -> usize 
 
 #[test]
 fn pools_with_fixed_queue_types_work() {
-    let stack: Pool<WorkerStack> = Pool::builder()
+    let stack: Pool<IdleQueue> = Pool::builder()
         .capacity(2)
-        .queue::<WorkerStack>()
+        .queue::<IdleQueue>()
         .build()
         .unwrap();
     assert_eq!(run_on(&stack, 500), 500);

@@ -212,19 +212,6 @@ fn a_static_pool_times_its_tasks_but_never_an_interrupts() {
     pool.release_timeout(PATIENCE).unwrap();
 }
 
-#[test]
-fn a_multi_pool_sums_its_pools() {
-    let builder = Pool::builder().capacity(1).timings(Sampling::Every);
-    let mp =
-        antpool::MultiPool::from_builder(2, antpool::LoadBalancing::RoundRobin, builder).unwrap();
-    for _ in 0..6 {
-        mp.submit(|| ()).unwrap();
-    }
-    mp.wait_idle();
-    assert_eq!(mp.timings().run.count, 6);
-    mp.release_timeout(PATIENCE).unwrap();
-}
-
 /// `queue_wait` at `level`: its count and its samples' sum.
 fn level(t: &Timings, level: Priority) -> (u64, Duration) {
     let h = t.queue_wait_at(level).expect("queue waits per level");
@@ -389,34 +376,6 @@ fn a_static_pool_with_priorities_keeps_only_the_total() {
     assert_eq!(t.queue_wait_at(Low), None);
     assert_eq!(t.queue_wait.count, 2);
     pool.release_timeout(PATIENCE).unwrap();
-}
-
-#[test]
-fn a_multi_pool_sums_its_pools_per_level() {
-    let builder = Pool::builder()
-        .capacity(1)
-        .max_queued_tasks(4)
-        .priorities(true)
-        .timings(Sampling::Every);
-    let mp =
-        antpool::MultiPool::from_builder(2, antpool::LoadBalancing::RoundRobin, builder).unwrap();
-    for l in [High, High, Low, High, Normal, Low] {
-        mp.with_priority(l).submit(|| ()).unwrap();
-        mp.wait_idle();
-    }
-    let t = mp.timings();
-    let counts = [High, Normal, Low].map(|l| level(&t, l).0);
-    assert_eq!(counts, [3, 1, 2]);
-    assert_levels_add_up(&t);
-    mp.release_timeout(PATIENCE).unwrap();
-    let plain = Pool::builder().capacity(1).timings(Sampling::Every);
-    let mp =
-        antpool::MultiPool::from_builder(2, antpool::LoadBalancing::RoundRobin, plain).unwrap();
-    mp.submit(|| ()).unwrap();
-    mp.wait_idle();
-    assert_eq!(mp.timings().queue_wait_at(Normal), None);
-    assert_eq!(mp.timings().queue_wait.count, 1);
-    mp.release_timeout(PATIENCE).unwrap();
 }
 
 #[test]

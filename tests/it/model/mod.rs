@@ -153,7 +153,7 @@ pub fn check<Q: WorkerQueue>(mut queue: Q, shape: Shape, ops: &[Op]) {
 
 /// Every queue in the crate, each with its shape, checked against `ops`.
 pub fn check_all(ops: &[Op]) {
-    use antpool::{IdleQueue, WorkerRing, WorkerRingBuf, WorkerStack};
+    use antpool::{IdleQueue, WorkerRing};
     let lifo = Shape {
         fifo: false,
         capacity: None,
@@ -162,7 +162,7 @@ pub fn check_all(ops: &[Op]) {
         fifo: true,
         capacity: Some(8),
     };
-    check(WorkerStack::new(), lifo, ops);
+    check(IdleQueue::with_capacity(None, false), lifo, ops);
     check(WorkerRing::<8>::new(), fifo8, ops);
     check(
         WorkerRing::<1>::new(),
@@ -172,7 +172,6 @@ pub fn check_all(ops: &[Op]) {
         },
         ops,
     );
-    check(WorkerRingBuf::new(8), fifo8, ops);
     check(IdleQueue::with_capacity(Some(8), false), lifo, ops);
     check(IdleQueue::with_capacity(Some(8), true), fifo8, ops);
 }
