@@ -1,7 +1,8 @@
-//! [`Lanes`]: where admitted tasks wait for a worker — one [`Transport`], or,
-//! in a heap pool with `priorities(true)`, one per level (`Priority`): the
-//! `Normal` lane is the one a pool without levels has, and `High` and `Low`
-//! sit beside it, allocated at build.
+//! [`Lanes`]: the task queue (a *lane* in the code's words), where admitted
+//! tasks wait for a worker — one [`Transport`], or, in a heap pool with
+//! `priorities(true)`, one per level (`Priority`): the `Normal` lane is the one
+//! a pool without levels has, and `High` and `Low` sit beside it, allocated at
+//! build.
 //!
 //! A worker takes from the highest level that holds a task, oldest first
 //! within it (a lane is a FIFO); with a starvation bound, a worker that took
@@ -17,6 +18,7 @@
 //!
 //! Without `priorities(true)` every `Priority` maps to `Normal` at the entry
 //! (`Engine::level`). With it:
+//!
 //! * **Taking** (above): the starvation count is in the worker's own mailbox
 //!   (no shared write), and the looks that decide are loads (a stale one moves
 //!   a single take). Never preemptive: a task carried by a new worker starts

@@ -101,7 +101,8 @@ impl<F: Flavor> Engine<F> {
     /// The deadline `timeout` from now on the pool's clock (`None`: too far
     /// to represent). Out of line and cold: inlined, the compiler hoisted the
     /// timeout's conversion to nanoseconds out of `submit`'s loop and every
-    /// submit paid it (~12 instructions), timed or not.
+    /// submit paid it, timed or not (`BENCHMARKS.md`, "What the engine's
+    /// constants rest on").
     #[cold]
     #[inline(never)]
     fn deadline_after(&self, timeout: core::time::Duration) -> Option<Instant> {
