@@ -23,10 +23,16 @@
 //! packet goes only with it, so the scope waits for it. A `Task` a caller keeps
 //! (or leaks) past the scope's closure keeps the scope waiting: a hang, never a
 //! dangling borrow.
+//! The wake-up cannot be lost: `scope` checks the count under the scope's
+//! lock, and the task that takes it to 0 notifies under the same lock. The
+//! engine needs no change for any of this: the packet goes with the task.
 //!
 //! This is the argument of `std::thread::scope` (its `Packet` counts a thread
 //! done on drop, after dropping the result), with a pool's task in place of a
-//! thread. `tests/it/scope.rs` runs under Miri in CI.
+//! thread. loom: `scope waits` (`tests/loom/scope.rs`) runs it on the real
+//! pool — a lost wake-up is a deadlock, and with the Release/Acquire pair
+//! weakened to Relaxed loom reports a race on the borrowed cells.
+//! `tests/it/scope.rs` runs under Miri in CI.
 
 use ::std::boxed::Box;
 use ::std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};

@@ -159,8 +159,8 @@ macro_rules! maybe_const_fn {
 /// returning `Err`, is a real behaviour this hides; every caller treats one as
 /// "go another way", which the models reach through concurrent changes too.)
 /// The ring keeps plain loads: its head and tail are polled by loads, and
-/// every RMW adds a store those loads could read — measured, that doubled the
-/// interleavings instead.
+/// every RMW adds a store those loads could read, which made the models
+/// larger instead.
 macro_rules! first_read {
     ($atomic:expr) => {{
         #[cfg(antpool_loom)]

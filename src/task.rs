@@ -3,8 +3,9 @@
 //! no heap allocation (and no free on another thread), larger ones boxed; and
 //! [`Task`], what a caller gets back inside a [`SubmitError`] — boxed only then.
 //!
-//! Measured on the tiny-task benchmark, the box and its cross-thread free were
-//! ~15 % of the time per task.
+//! On the tiny-task benchmark the box and its free on another thread were a
+//! large share of the time per task (`BENCHMARKS.md`, "What the engine's
+//! constants rest on").
 
 use alloc::boxed::Box;
 #[cfg(feature = "std")]

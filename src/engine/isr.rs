@@ -1,40 +1,45 @@
 //! Submitting from an interrupt handler: the task goes to a parked worker,
 //! woken for it, or comes back at once.
 //!
-//! An interrupt handler may not start a thread, wait, or leave its task
-//! behind others, and on one core it must never wait for a thread it
-//! interrupted. So this path, unlike [`submit`](Engine::submit):
+//! An interrupt handler may not start a thread, wait, or leave its task behind
+//! others, and on one core it must never wait for a thread it interrupted. So
+//! the task goes only to a **parked** worker, claimed before anything else, and
+//! this path, unlike [`submit`](Engine::submit):
 //!
-//! * **starts no worker**: it claims a *parked* worker (under the cold lock,
-//!   where workers park, so the count it reads cannot change under it) by
-//!   making it a looker (`S+1`) and detaching it from the idle queue, exactly
-//!   as [`wake_one`](Engine::wake_one) does;
-//! * **admits only then**, with the same swap on the admission word as any
-//!   submit (closed, submitters waiting, a hand-off pool at capacity or
-//!   paused: refused), still under the lock, so a refusal has nothing to undo;
-//! * **pushes without waiting** ([`Transport::push_now`]): a slot that another
-//!   thread has claimed and not released makes it give up rather than spin;
-//! * **wakes the claimed worker** after the lock, whatever became of the push:
-//!   it left the idle queue and must look (a failed push means the lane holds
-//!   tasks for it, or a worker is between its claim and its read: the woken
-//!   one then parks again).
+//! 1. **under the cold lock** (where workers park and leave the idle queue, so
+//!    `parked` cannot move under it): if a worker is parked and the pool is not
+//!    paused, admits with the same swap on the admission word as any submit (a
+//!    refusal — closed, waiters, paused, at capacity — has nothing to undo
+//!    yet); then claims a parked worker, making it a searcher (`S+1`) and
+//!    detaching it from the idle queue, exactly as
+//!    [`wake_one`](Engine::wake_one) does;
+//! 2. **after the lock, pushes without waiting** (`Transport::push_now`): a
+//!    slot that another thread has claimed and not released makes it give the
+//!    task back rather than spin; it retries only while other pushers move
+//!    `tail` on (lock-free);
+//! 3. **wakes the claimed worker** (`WAKE`) whatever became of the push: it
+//!    left the idle queue and must look (a failed push means the task queue
+//!    holds tasks for it, or a worker is between its claim and its read: the
+//!    woken one then parks again).
 //!
-//! It takes the pool's lock once and notifies at most one signal (two, in the
-//! rare undo below): an interrupt handler may call it if the platform's
-//! `Lock` and `Signal` may be used there (antpool-freertos's are, with its
-//! `isr` feature). It never reads the clock.
+//! It starts no worker, takes the pool's lock once, notifies one signal (two in
+//! the rare undo below), never reads the clock (so never stamps a task for the
+//! timings), allocates nothing and emits no tracing event (a subscriber is user
+//! code). An interrupt handler may call it if the platform's `Lock` and
+//! `Signal` may be used there (antpool-freertos's are, with its `isr` feature:
+//! a `FROM_ISR` critical section and notify).
 //!
-//! A push that fails after admission (the lane was full, or a push or pop of
-//! another thread was half done) gives the admission back: a queue pool's
-//! push window simply closes; a hand-off pool's admission is a task slot, and
-//! giving it back lets blocked submitters in, as a finished task does (a grant
-//! in a hand-off pool only passes admissions on: it starts no worker and
-//! pushes nothing). In a hand-off pool without a heap — the only kind that
-//! offers this path — it is rare: its ring has a slot for every task it
-//! admits (at most its capacity, at most the ring's size), so the slot at
-//! `tail` is held only by a worker between its claim and its read that was
-//! preempted there while later pops finished; `push_now` retries only while
-//! other pushers move `tail` on.
+//! A push that fails after admission gives the admission back, as a finished
+//! task does (letting blocked submitters in). In a hand-off pool without a heap
+//! — the only kind that offers this path — it is rare: the ring has a slot for
+//! every task the pool admits, so the slot at `tail` is held only by a worker
+//! preempted between its claim and its read while later pops finished. The
+//! argument then goes back to the caller, as for a busy pool.
+//!
+//! loom: `submit from an interrupt` (`tests/loom/isr.rs`) — the call racing a
+//! warm worker on its way to park and a thread that invokes; the argument runs
+//! once if taken, never if handed back, no thread is started for it (fails, by
+//! deadlock, without the wake).
 
 use super::ctl::PAUSED;
 use super::ctl::adm;

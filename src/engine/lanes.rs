@@ -1,7 +1,8 @@
-//! [`Lanes`]: where admitted tasks wait for a worker — one [`Transport`], or,
-//! in a heap pool with `priorities(true)`, one per level (`Priority`): the
-//! `Normal` lane is the one a pool without levels has, and `High` and `Low`
-//! sit beside it, allocated at build.
+//! [`Lanes`]: the task queue (a *lane* in the code's words), where admitted
+//! tasks wait for a worker — one [`Transport`], or, in a heap pool with
+//! `priorities(true)`, one per level (`Priority`): the `Normal` lane is the one
+//! a pool without levels has, and `High` and `Low` sit beside it, allocated at
+//! build.
 //!
 //! A worker takes from the highest level that holds a task, oldest first
 //! within it (a lane is a FIFO); with a starvation bound, a worker that took
@@ -12,6 +13,43 @@
 //! into any lane, racing a worker that parks, is seen by one side or the
 //! other, as with one lane. A pool without levels has no extra lanes: each
 //! call costs it one branch on a field that never changes.
+//!
+//! # Priorities: the rules
+//!
+//! Without `priorities(true)` every `Priority` maps to `Normal` at the entry
+//! (`Engine::level`). With it:
+//!
+//! * **Taking** (above): the starvation count is in the worker's own mailbox
+//!   (no shared write), and the looks that decide are loads (a stale one moves
+//!   a single take). Never preemptive: a task carried by a new worker starts
+//!   at once, whatever its level.
+//! * **Handshakes.** `release` closes every lane, `Normal` first (a push
+//!   another lane refused finds `Normal` closed, so `is_closed` tells `Closed`
+//!   from full), and the last worker's `has_tasks` counts every claimed slot
+//!   of every lane. `looks_empty` (polling, the watch) and `len` sum the lanes.
+//! * **Admission.** `Adm` has a waiters' flag per level (`WAITERS_HIGH`,
+//!   `WAITERS`, `WAITERS_LOW`). A newcomer at level `p` is refused by the
+//!   waiters it may not pass: in a hand-off pool (one admission for every
+//!   level) those at `p` or above; in a queue pool (a lane per level) those at
+//!   `p` only. Still one load and a mask.
+//! * **Lines.** The line is a FIFO per level, under the cold lock. A finishing
+//!   hand-off worker serves the highest level's oldest waiter; a grant lets in
+//!   the highest level's oldest while its limit allows (hand-off), or each
+//!   level's oldest while its lane has room past the hysteresis (queue); the
+//!   starvation bound applies to grants too, counted under the lock.
+//! * **Reserve** (`reserve_for_high(r)`, hand-off only): the limit is the
+//!   capacity for `High` and `cap − min(r, cap − 1)` for the others, checked
+//!   in the CAS that admits; a finishing worker passes its admission to a
+//!   lower level's waiter only within that level's limit.
+//! * Static pools keep their one ring: levels order their lines and the
+//!   reserve, not their queue. An interrupt's submit is `Normal`.
+//!
+//! loom (`tests/loom/priorities.rs`): `push vs park, two lanes` (fails with
+//! `has_ready` blind to the `High` lane), `high waiter served first` (a
+//! finishing worker racing a `Low` and a `High` submitter), `release vs
+//! per-level push` (fails with `has_tasks` blind to the `High` lane).
+//! `tests/it/priorities.rs` holds the order, room, passing, reserve and bound
+//! rules; `tests/stress.rs` the exact count across a `release_drain`.
 
 #[cfg(feature = "alloc")]
 use alloc::boxed::Box;

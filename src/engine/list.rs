@@ -23,6 +23,28 @@
 //! pool closes its lane on release instead of counting submitters in and out
 //! of a push window (`engine/README.md`, handshake 2). And it runs under loom
 //! (`list_loom.rs`, with blocks of three slots).
+//!
+//! # Spare blocks
+//!
+//! A queue that keeps moving would allocate a block a lap on the pushers'
+//! side and free it on the poppers', through the allocator's shared state.
+//! The rules that keep reuse sound: the thread that would have freed a block
+//! (its last reader) puts it into an empty spare cell by a `Release` CAS, or
+//! frees it if every cell is full; an installer empties a cell by an `Acquire`
+//! swap, so every read of the old block happens before it, resets `next` and
+//! the slots' states (plain stores, published with the block by the
+//! install's `Release` stores) and only then links it. A cell is read by a
+//! load first, so a growing queue (no spare) pays no read-modify-write. No
+//! thread touches a block it does not own through a won CAS on an index, so a
+//! reused address is no ABA: the indices never repeat (a `usize` wrap aside,
+//! as for `SegQueue`).
+//!
+//! loom (`list_loom.rs`): `a_block_is_reused_only_after_its_last_reader`
+//! (fails if a block is given up before its last reader, or without the
+//! `Release`/`Acquire` pair), `a_block_given_up_is_reused_for_an_install` and
+//! `a_reused_block_is_read_while_it_is_filled` (fail without the reset of the
+//! slots' states or of `next`), `pushers_and_a_popper_across_a_block_end`,
+//! `a_push_racing_close_lands_before_it_or_comes_back`.
 
 // Under loom the engine's models use a stand-in for the list (see
 // `transport.rs`); the list itself is checked by its own (`list_loom.rs`).
@@ -56,8 +78,7 @@ pub(super) const LAP: usize = 4;
 const BLOCK_CAP: usize = LAP - 1;
 /// Blocks given up by their readers that the list keeps for its next
 /// installs: one did not cover a queue whose length moves by a few blocks
-/// (one submitter, four workers: a spare halved the context switches, four
-/// took them from ~4 400 to ~400 per 1 000 000 tiny tasks).
+/// (what four saved: `BENCHMARKS.md`, "What the engine's constants rest on").
 #[cfg(not(antpool_loom))]
 const SPARES: usize = 4;
 /// Under loom, two: the models go through more than one.
@@ -196,10 +217,9 @@ impl<T> List<T> {
 
     /// Gives up a block no slot of which holds a value: kept in an empty
     /// spare cell if there is one (the steady state of a queue that keeps
-    /// moving then needs no allocation: a block a lap, malloc'ed by the
-    /// pushers and freed by the poppers, took glibc's arena lock between them
-    /// and nearly every context switch of the unbounded queue's tiny tasks),
-    /// else freed.
+    /// moving then needs no allocation: a block a lap, allocated by the
+    /// pushers and freed by the poppers, made the two sides meet in the
+    /// allocator's lock), else freed.
     ///
     /// # Safety
     ///

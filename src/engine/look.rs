@@ -1,27 +1,26 @@
 //! A looker's look: how long a worker that found the lane empty spins on it
 //! before it parks ([`Spin`](super::spin::Spin) does the spinning).
 //!
-//! The look starts at [`LOOK_FOR`] and is learnt ([`next_look`]): when a
-//! looker whose look ran out is woken soon after — later than the look,
-//! sooner than [`LOOK_MAX`] — the next look lasts that gap and half again.
-//! A steady caller whose round trip is longer than a look (an async task
-//! awaiting each result in turn: the result's wake-up, its executor's poll,
-//! the next offload, 30–60 µs on the 2-core guest these numbers come from)
-//! then finds a worker still looking, not one it must wake through the
-//! kernel. A gap longer than [`LOOK_MAX`] is idleness, and brings the short
-//! look back: a pool that idles between bursts spins no longer than before.
+//! The look starts at [`LOOK_FOR`] and is learnt ([`next_look`]): when a looker
+//! whose look ran out is woken soon after — later than the look, sooner than
+//! [`LOOK_MAX`] — the next look lasts that gap and half again. A steady caller
+//! whose round trip is longer than a look (an async task awaiting each result
+//! in turn: the result's wake-up, its executor's poll, the next offload) then
+//! finds a worker still looking, not one it must wake through the kernel. A gap
+//! longer than [`LOOK_MAX`] is idleness, and brings the short look back: a pool
+//! that idles between bursts spins no longer than before.
 //!
 //! Only the one looker of an idle pool — no task running, no other looker —
 //! looks as learnt and learns: that is the shape of a caller that waits for
-//! each result before it sends the next. A second looker, or one beside
-//! busy workers, looks [`LOOK_FOR`]: a longer spin there only takes a CPU
-//! from the submitters.
+//! each result before it sends the next. A second looker, or one beside busy
+//! workers, looks [`LOOK_FOR`]: a longer spin there only takes a CPU from the
+//! submitters.
 //!
 //! The learnt look is one word for the pool (`Engine::look_us`, in µs), read by
-//! every looker and written, relaxed, when a woken looker's gap changes it:
-//! a hint, not a protocol — any value in range is a correct look, and a
-//! lost write only delays learning by one wake-up. Under loom no clock is
-//! read, so nothing is learnt there.
+//! every looker and written, relaxed, when a woken looker's gap changes it: a
+//! hint, not a protocol — any value in range is a correct look, and a lost
+//! write only delays learning by one wake-up. Under loom no clock is read, so
+//! nothing is learnt there.
 
 use core::time::Duration;
 
@@ -31,16 +30,16 @@ use crate::clock::{Clock, Instant};
 use crate::sync::Ordering::Relaxed;
 
 /// How long a looker watches the lane before it parks: what its former 512
-/// rounds lasted on the guest these numbers come from. (5 µs, half a wake-up's
-/// cost, measured worse on tiny tasks: idle workers park sooner, and more
-/// tasks then wait for a wake-up through the kernel.) Whole microseconds:
-/// the learnt look is kept in them.
+/// rounds lasted on the machine it was tuned on. (A shorter look measured
+/// worse on tiny tasks: idle workers park sooner, and more tasks then wait
+/// for a wake-up through the kernel; `BENCHMARKS.md`, "What the engine's
+/// constants rest on".) Whole microseconds: the learnt look is kept in them.
 pub(crate) const LOOK_FOR: Duration = Duration::from_micros(25);
 
 /// The longest a learnt look lasts ([`next_look`]): a gap longer than this
-/// is idleness, and a wake-up through the kernel (~5–10 µs of the waker's
-/// time) is then cheaper than spinning through it. (200 µs measured no
-/// better than 100 on async round trips.)
+/// is idleness, and a wake-up through the kernel is then cheaper than
+/// spinning through it. (A longer bound measured no better on async round
+/// trips.)
 pub(crate) const LOOK_MAX: Duration = Duration::from_micros(100);
 
 /// How long the next look lasts, given the `gap` from the start of the last
@@ -61,8 +60,9 @@ impl<F: Flavor> Engine<F> {
     /// busy, no other looker) looks as learnt and learns from the look;
     /// others look [`LOOK_FOR`]: a second spinner, or one beside busy
     /// workers, is not waiting out a caller's round trip but shares the CPUs
-    /// with the submitters (a blocking submitter of tiny tasks to a hand-off
-    /// pool read 1.00–1.15× the time when every looker learnt).
+    /// with the submitters (with every looker learning, a blocking submitter of
+    /// tiny tasks to a hand-off pool measured slower: `BENCHMARKS.md`,
+    /// "What the engine's constants rest on").
     #[inline]
     pub(super) fn look_budget(&self, w: Word) -> Option<(Duration, bool)> {
         if w.lookers() > self.max_spinners() {

@@ -1,9 +1,64 @@
 //! Callers that wait on the workers, and the pause: `wait_idle` waits until no
-//! task is running, in the lane, or on its way there; `pause` stops every task
-//! from starting and waits until none runs. Both wait in the cold lock's lists
-//! (`idlers`, `pausers`) behind one flag, `IDLERS`, which tells whoever ends a
-//! stage of a task's travel to look (handshake 3 in `engine/README.md`). How a
-//! paused pool keeps tasks from starting is "Pause" there.
+//! task is running, in the task queue (`lane`), or on its way there; `pause`
+//! stops every task from starting and waits until none runs. Both wait in the
+//! cold lock's lists (`idlers`, `pausers`) behind one flag, `IDLERS`, which
+//! tells whoever ends a stage of a task's travel to look (handshake 3 in
+//! `engine/README.md`).
+//!
+//! # Pause
+//!
+//! `pause` returns only once no task runs, and after that no task starts
+//! until `resume`, on any path a task starts by: a worker popping the queue
+//! (after a task, or searching), a hand-off worker serving a waiter, a new
+//! worker carrying its first task (a submit's `place`, a hand-off grant). The
+//! flag lives where each decision is made:
+//!
+//! * `Ctl`'s `PAUSED` guards every decision that wakes a worker or gives it a
+//!   task without the queue: `spawn_for` refuses a worker carrying a task in
+//!   the CAS that would reserve it, and `ensure_taker` (the only path that
+//!   wakes or starts workers for the queue while the pool is open) reads it
+//!   and stops. A task submitted while paused waits in the queue.
+//! * The engine's `paused` copy, on a read-mostly line, is what an awake
+//!   worker checks before it takes a task (`next_task`, `find_task`): one load
+//!   a task. Paused, a busy worker gives its admission back instead of
+//!   serving a waiter, and parks; `park` decides on `Ctl`'s flag in the value
+//!   of its own swap, so it does not go back to searching (else it would
+//!   loop).
+//! * `Adm`'s `PAUSED` makes a hand-off pool refuse admission as at capacity
+//!   (`try_submit` is `Overload` with idle workers). Queue pools ignore it:
+//!   their submissions queue until the queue is full.
+//!
+//! `pause` raises them (copy, `Adm`, `Ctl`, under the cold lock) and waits,
+//! behind `IDLERS` as `wait_idle` does, until no worker is awake (`S + K = 0`).
+//! That is enough: a worker awake at `pause`'s swap on `Ctl` is waited for,
+//! whatever it takes meanwhile; one that becomes awake later does so by an
+//! RMW on `Ctl` later in its order (a wake-up, a reservation), so it sees
+//! `PAUSED` and the copy written before, and every such path checks one of
+//! them before a task. The worker that brings `S + K` to 0 sees `IDLERS` in
+//! its swap and wakes the `pause` callers (`left_work`).
+//!
+//! `resume` clears them (copy, `Ctl`, `Adm`, under the lock), finishes the
+//! `pause` callers still waiting, lets waiters in, and calls `ensure_taker`:
+//! a submitter that found `PAUSED` left its task to exactly that. A worker
+//! parking meanwhile decides under the same lock, so either its swap saw the
+//! flag clear or `resume`'s `ensure_taker` finds it parked.
+//!
+//! `release` ends a pause (paused, a closed pool would never end) before it
+//! wakes parked workers for the queue. It has no handle to start workers
+//! with, so a paused pool keeps one worker for the tasks that wait:
+//! `ensure_taker` starts a searcher (which parks) when it finds `PAUSED` and
+//! no thread, and expiry leaves a paused pool one parked worker (decided
+//! under the lock). `release_drain` on a paused pool pops the queue before the
+//! release ends the pause, so it returns every queued task.
+//!
+//! loom (`tests/loom/pause.rs`): `pause vs submit (hand-off)` and `pause vs
+//! submit (queue)` fail if a task starts between `pause`'s return and
+//! `resume` (with a `park` that searches again while paused, the queue model
+//! loops to loom's branch limit); `release ends pause` checks that the release
+//! runs the task and leaves no worker. Single layers of the guard (the copy's
+//! check in `next_task`, `spawn_for`'s flag) are each caught by
+//! `tests/it/pause.rs`; loom cannot tell them apart, since the layer behind
+//! each also stops the task.
 
 use core::time::Duration;
 

@@ -1,32 +1,47 @@
-//! Waiting for a release to end: when it has (`released`: closed, and no
-//! worker thread left nor to come), who finishes the releasers, and the two
-//! ways to wait — a parked thread (`release_timeout`,
-//! `wait_released_timeout`: the cold lock's `drains` list) and a future
-//! ([`Drain`]: `release_async`, `wait_released_async`, `wait_idle_async`'s
-//! twin, in `drain_futures`). The future's node and its view of the engine
-//! ([`Drains`]) name no type of the pool's, so the public future is one type
-//! for every pool. The protocol is "Waiting for a release" in
-//! `engine/README.md`:
+//! Waiting for a release to end: when it has (`released`: closed, and no worker
+//! thread left nor to come), who finishes the releasers, and the two ways to
+//! wait — a parked thread (`release_timeout`, `wait_released_timeout`: the cold
+//! lock's `drains` list) and a future ([`Drain`]: `release_async`,
+//! `wait_released_async`, `wait_idle_async`'s twin, in `drain_futures`). The
+//! future's node and its view of the engine ([`Drains`]) name no type of the
+//! pool's, so the public future is one type for every pool (a multi-pool's
+//! future holds one such wait per pool, pinned in a boxed slice). The protocol:
 //!
 //! * A releaser waits for one release: the one made when it began
-//!   (`Awaited::Since`, with the count of reopenings at that moment, read
-//!   under the lock where `reboot` raises it), or whichever comes
-//!   (`Awaited::Any`, which on an open pool waits for a release first).
+//!   (`Awaited::Since`, with the count of reopenings at that moment, read under
+//!   the lock where `reboot` raises it), or whichever comes (`Awaited::Any`,
+//!   which on an open pool waits for a release first).
 //! * Before it links its node it checks, under the lock, whether its wait is
 //!   over: its release drained (`Ok`, noted as `drained_at` by whoever saw it
 //!   drain, even if a reboot came after), reopened since (`Reopened`), or
 //!   released and drained now (`Ok`).
-//! * Linked, it is finished by whoever makes the wait end — both lists at
-//!   once ([`Releasers`]), under the lock where they decide: a worker thread's end or the last task of a closed
-//!   pool that leaves it drained (`DONE`), `release` itself when no thread is
-//!   left (`DONE`: a wait begun on the open pool), `reboot` (`REOPENED`: every
-//!   node on the list). Nothing finishes a node while the pool is open but
-//!   `reboot`, so a wait begun on an open pool is not ended by its workers'
-//!   expiry.
+//! * Linked, it is finished by whoever makes the wait end — both lists at once
+//!   ([`Releasers`]), under the lock where they decide: a worker thread's end
+//!   or the last task of a closed pool that leaves it drained (`DONE`),
+//!   `release` itself when no thread is left (`DONE`: a wait begun on the open
+//!   pool), `reboot` (`REOPENED`: every node on the list). Nothing finishes a
+//!   node while the pool is open but `reboot`, so a wait begun on an open pool
+//!   is not ended by its workers' expiry.
 //! * A future dropped while linked unlinks its node under the lock and changes
 //!   nothing else (the pool stays closed, its workers go on); dropped after
-//!   someone unlinked it, it waits for their finish, a moment. So a second
-//!   releaser is never affected by a first one's drop.
+//!   someone unlinked it, it waits for their finish, a moment (the node rules,
+//!   `engine/README.md`). So a second releaser is never affected by a first
+//!   one's drop. A blocked thread whose time ran out does the same.
+//! * `release_async` closes the pool when it is called and links at its first
+//!   poll, so everything between the two — the drain, a reboot — is seen by the
+//!   check before it links.
+//! * Each step after which the pool may first be drained (a thread's end
+//!   (`thread_gone`), the last admission of a closed hand-off pool or a closed
+//!   queue emptied by a drain (`wake_drains`), `release` with no thread left)
+//!   goes through `take_drains_if_drained` under the lock, so none is missed.
+//!
+//! loom (`tests/loom/release.rs`): `async releaser dropped` (the drop racing
+//! the last worker's exit, with a second releaser future that must still be
+//! woken; fails without the drop's wait for its finisher, or with a worker's
+//! end waking threads only), `reboot during an async release` (the reboot
+//! before and after the first poll; fails, by deadlock, without the reboot's
+//! finish or without the check for a reopening) and `reboot vs release_timeout`
+//! (fails, by deadlock, without the reboot's finish).
 
 use core::future::Future;
 use core::marker::PhantomPinned;

@@ -220,8 +220,8 @@ impl<T, S: Slots<T>> Ring<T, S> {
     /// (another pusher got on), so it is lock-free. Crossbeam's `ArrayQueue`
     /// spins instead while the slot's reader is between its claim and its
     /// read: a reader preempted there (six threads on two cores) kept the
-    /// submitter spinning for the rest of its time slice, ~1–3 ms in which no
-    /// task moved. Handed back, the task waits as it does for a full queue,
+    /// submitter spinning for the rest of its time slice, in which no task
+    /// moved (`benches/HISTORY.md`, "Stalls behind a preempted worker"). Handed back, the task waits as it does for a full queue,
     /// and whoever waits for room sees the slot freed.
     pub(crate) fn push(
         &self,

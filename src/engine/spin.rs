@@ -1,20 +1,21 @@
 //! [`Spin`]: a busy-wait bounded by time, not by a count of rounds.
 //!
 //! A spin is worth it only while it is cheaper than parking; how long that is
-//! is a time (a looker's look, `look.rs`; [`ROOM_FOR`]), not a count of
-//! rounds: one `spin_loop` hint takes ~50 ns on the AMD EPYC guest this was
-//! measured on and a few ns on other parts, so the same count spins ten
-//! times as long on one machine as on another. The pool's clock says; it is
-//! read once every [`CHECK_EVERY`] rounds (a vDSO call with std, ~20 ns). A
-//! spinner that is preempted stops as soon as it runs again, instead of
-//! spinning on through a budget that has already passed.
+//! is a time (a looker's look, `look.rs`; [`ROOM_FOR`]), not a count of rounds:
+//! how long one `spin_loop` hint takes differs by an order of magnitude between
+//! processors, so the same count spins far longer on one machine than on
+//! another (`BENCHMARKS.md`, "What the engine's constants rest on"). The pool's
+//! clock says; it is read once every [`CHECK_EVERY`] rounds (with std a vDSO
+//! call, cheap beside the rounds between). A spinner that is preempted stops as
+//! soon as it runs again, instead of spinning on through a budget that has
+//! already passed.
 //!
-//! A clock that does not move (a `ManualClock` in a test, a coarse tick)
-//! never ends a spin by time; [`MAX_ROUNDS`] ends it then. Under loom every
-//! spin is one round: the model checker must see every retry loop give way.
+//! A clock that does not move (a `ManualClock` in a test, a coarse tick) never
+//! ends a spin by time; [`MAX_ROUNDS`] ends it then. Under loom every spin is
+//! one round: the model checker must see every retry loop give way.
 //!
-//! These spins never yield: a looker or a saturated submitter holds a count
-//! in a control word that others decide on.
+//! These spins never yield: a looker or a saturated submitter holds a count in
+//! a control word that others decide on.
 
 use core::time::Duration;
 
@@ -22,7 +23,8 @@ use crate::clock::{Clock, Instant};
 use crate::sync::spin_hint;
 
 /// How long a saturated submitter watches the admission word before it joins
-/// the waiters: what its former 128 rounds lasted there.
+/// the waiters: what its former 128 rounds lasted on the machine it was
+/// tuned on.
 pub(crate) const ROOM_FOR: Duration = Duration::from_micros(6);
 
 /// How often a spin reads the clock (rounds).

@@ -2,17 +2,17 @@
 //! `timings`), and [`Taken`]: a task as a worker takes it.
 //!
 //! Without the feature none of it exists where a task travels: the aliases
-//! below are the task itself and the macros expand to the code without a
-//! stamp, so the hot paths compile to what they were (not merely to what an
-//! optimiser makes of a zero-sized stamp: a wrapper around a task is a move
-//! of it, and its moves are what a tiny task's cost is made of — the engine
-//! README's cost model).
+//! below are the task itself and the macros expand to the code without a stamp,
+//! so the hot paths compile to what they were (not merely to what an optimiser
+//! makes of a zero-sized stamp: a wrapper around a task is a move of it, and
+//! its moves are what a tiny task's cost is made of: `BENCHMARKS.md`, "What the
+//! engine's constants rest on").
 //!
 //! A stamp travels with its task the way the task does: in a ring or list slot
 //! (written with the task before the slot's `Release` store, read after the
-//! popper's `Acquire` load), in a waiter's node (under the node protocol), in
-//! a job record (for a new worker's first task). So it needs no atomic and no
-//! ordering of its own (`engine/README.md`, "Timings").
+//! popper's `Acquire` load), in a waiter's node (under the node protocol), in a
+//! job record (for a new worker's first task). So it needs no atomic and no
+//! ordering of its own (`timed.rs`, "No new protocol").
 
 #[cfg(feature = "timings")]
 use crate::clock::Instant;

@@ -101,7 +101,8 @@ impl<F: Flavor> Engine<F> {
     /// The deadline `timeout` from now on the pool's clock (`None`: too far
     /// to represent). Out of line and cold: inlined, the compiler hoisted the
     /// timeout's conversion to nanoseconds out of `submit`'s loop and every
-    /// submit paid it (~12 instructions), timed or not.
+    /// submit paid it, timed or not (`BENCHMARKS.md`, "What the engine's
+    /// constants rest on").
     #[cold]
     #[inline(never)]
     fn deadline_after(&self, timeout: core::time::Duration) -> Option<Instant> {
@@ -329,10 +330,10 @@ impl<F: Flavor> Engine<F> {
             && self.lane.len() <= BACKLOG_PER_BUSY * w.busy()
     }
 
-    /// After a push: reads the workers' word by a read-modify-write (so a worker
-    /// that parks after it sees the task, and one that parked before is seen
-    /// here) and, unless someone awake will take the task, wakes a parked worker
-    /// as a looker or starts a new one.
+    /// After a push: reads the workers' word after a `SeqCst` fence (handshake
+    /// 1: a worker that parks after it sees the task, and one that parked
+    /// before is seen here) and, unless someone awake will take the task, wakes
+    /// a parked worker as a looker or starts a new one.
     pub(super) fn ensure_taker<H: EngineRef<Self>>(&self, handle: &H) {
         loop {
             let w = self.ctl.read_fenced();

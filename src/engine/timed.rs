@@ -2,11 +2,40 @@
 //! recorded where. Without the feature this file is not built, and every call
 //! site is behind the same `cfg` or takes a zero-sized [`Stamp`].
 //!
+//! # No new protocol
+//!
+//! Every value the timings add rides on a hand-over the engine already orders
+//! (`engine/README.md`):
+//!
+//! * **The stamp** (an admission time, or "not timed") is written into the
+//!   ring's or list's slot with the task, before the slot's `Release` store,
+//!   and read with it after the popper's `Acquire` load: part of the slot's
+//!   payload, it needs no atomic of its own. A waiter's node holds its stamp
+//!   under the node rules (the owner writes it before linking, whoever
+//!   unlinks reads or rewrites it before the finish, the owner reads it after
+//!   the final state); a new worker's first task carries it in the job record.
+//! * **The counters** (`recorder.rs`) are relaxed `fetch_add`s on lines of
+//!   their own, read by relaxed loads: statistics no decision reads.
+//! * **Without the feature** nothing of it is compiled where a task travels
+//!   (`stamp.rs`): the off build's machine code is the same, function for
+//!   function — checked once on the benchmark binary by comparing every
+//!   function whose name holds `antpool`.
+//!
+//! loom: `a_stamp_travels_with_its_value` (`ring_loom.rs`, run with the
+//! feature: the stamp's cell is a loom cell, checked for races as the value's
+//! is). `tests/it/clock_budget.rs` counts the clock reads exactly. What the
+//! timings cost: `BENCHMARKS.md`, "Timings: what they cost".
+//!
+//! # Where the clock is read
+//!
 //! * **The lane.** A submitter that claims a lane slot at a sampled position
 //!   (`position & mask == 0`: every one with `Every`, one in `n` with
 //!   `OneIn(n)`) reads the clock and stamps the slot; the others stamp
 //!   nothing. The worker that pops the slot sees the stamp, so the two agree
-//!   on which tasks are timed without a counter between them.
+//!   on which tasks are timed without a counter between them. The read comes
+//!   *before* the claim: between a claim and its publish a ring's popper sees
+//!   the slot empty, and a clock read there would widen that window for every
+//!   sampled push. A retry that lost the slot keeps its read.
 //! * **Off the lane** — a new worker's first task, a blocked submitter's task
 //!   let in by a grant or a hand-off worker — the task is stamped whenever
 //!   timings are on: those paths are cold and already slow.
@@ -26,7 +55,8 @@
 //!   line, [`carried_stamp`](Engine::carried_stamp)); the worker reads the
 //!   level back only in such a pool. Elsewhere no stamp is marked and none is
 //!   read: a pool without levels records as it did, after one more branch on
-//!   its recorder, taken only for a timed task.
+//!   its recorder, taken only for a timed task. A pool with levels needs a
+//!   clock that reads below 2⁶² ns (146 years) from its origin.
 //! * **`submit_wait`**: a blocking submit that found the pool saturated reads
 //!   the clock then (its node carries the time); whoever admits it — a grant,
 //!   a hand-off worker serving it, or the submitter itself once it finds room

@@ -285,13 +285,13 @@ impl<F: Flavor> Waiting<F> {
     /// blocked thread spins on the admission word before it parks. A tiny task
     /// frees its room within that time; joining the line would cost a wake-up
     /// through the executor when a worker serves it (a park and an unpark, for
-    /// `block_on`) — measured 1.8-1.9x a blocking submit's time per task
-    /// without this. Never for a spawn (whose serve wakes nothing: in the line
-    /// its task is taken the moment room frees, where a yielding future would
-    /// leave the freed room to a worker that parks, and wake one again when it
-    /// comes back), never on one CPU (the room can only come from a thread
-    /// this one keeps waiting), and not under loom (the line is what the
-    /// models check).
+    /// `block_on`), which made a loop of such submits far slower than blocking
+    /// ones (`BENCHMARKS.md`, "What the engine's constants rest on"). Never for
+    /// a spawn (whose serve wakes nothing: in the line its task is taken the
+    /// moment room frees, where a yielding future would leave the freed room to
+    /// a worker that parks, and wake one again when it comes back), never on
+    /// one CPU (the room can only come from a thread this one keeps waiting),
+    /// and not under loom (the line is what the models check).
     fn yield_first(&mut self, engine: &Engine<F>) -> bool {
         if cfg!(antpool_loom) || engine.parallelism() <= 1 || self.yields >= MAX_YIELDS {
             return false;

@@ -423,7 +423,8 @@ impl<F: Flavor> Engine<F> {
     /// lane has drained past the hysteresis — as a parked waiter is let in,
     /// not at one free slot. Submitters then fill the queue in a burst while
     /// the workers drain it undisturbed, instead of fighting them for each
-    /// slot (on 4 submitters, 2 CPUs: 0.49x the time per tiny task).
+    /// slot (far faster on tiny tasks: `BENCHMARKS.md`,
+    /// "What the engine's constants rest on").
     fn has_room(&self, a: usize, level: Priority) -> bool {
         !self.refuses(a, level) && (self.config.handoff() || self.lane_drained(level))
     }

@@ -2,12 +2,13 @@
 //! ever letting a task wait behind a stuck one.
 //!
 //! A submitter that finds no looker has two ways to get its task run: wake a
-//! parked worker (~10 µs of both sides' time here), or leave the task in the
-//! lane for the next busy worker that finishes. When tasks are tiny — recent
-//! ones ran shorter than a wake-up costs — the second is far cheaper: the busy
-//! worker is a few hundred nanoseconds from free, and submitter and worker then
-//! overlap instead of taking turns. This is *speculation*: the busy worker's
-//! current task may turn out long, or block.
+//! parked worker (a system call for the waker, a sleep and a wake-up through
+//! the kernel for the worker), or leave the task in the lane for the next busy
+//! worker that finishes. When tasks are tiny — recent ones ran shorter than a
+//! wake-up costs — the second is far cheaper: the busy worker is about one tiny
+//! task from free, and submitter and worker then overlap instead of taking
+//! turns. This is *speculation*: the busy worker's current task may turn out
+//! long, or block.
 //!
 //! So speculation is allowed only while a parked worker is *on watch* (the
 //! `WATCH` flag of the workers' word). The watcher sleeps in short periods
@@ -36,7 +37,8 @@ pub(crate) const PERIOD: Duration = Duration::from_micros(200);
 pub(crate) const RESIGN_AFTER: u32 = 5;
 
 /// Tasks shorter than this (on average, none much longer lately) are tiny:
-/// waking a worker costs ~10 µs of both sides' time here.
+/// shorter than what waking a parked worker costs both sides (the figure:
+/// `BENCHMARKS.md`, "What the engine's constants rest on").
 const TINY_NS: usize = 5_000;
 
 /// One task in this many is timed (two clock reads), to learn how long tasks

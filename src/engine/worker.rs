@@ -136,11 +136,10 @@ impl<F: Flavor> Engine<F> {
     /// and two at least while tasks are tiny. One looker alone is then often
     /// busy with the task it just caught when the next one comes, and that
     /// submit wakes a parked worker through the kernel for a task that runs
-    /// for less than the wake-up: with one on two CPUs the slowest offloads
-    /// of 16 tokio tasks waited ~12 µs for one (p99 1.1× a rayon pool's,
-    /// 0.5× with two). With longer tasks a second spinner seldom catches one
-    /// and holds a CPU the submitters need (sleepy tasks, capacity 1 000:
-    /// 1.26× the time with two).
+    /// for less than the wake-up: the slowest offloads of many async tasks
+    /// waited for that wake-up. With longer tasks a second spinner seldom
+    /// catches one and holds a CPU the submitters need. (What each choice
+    /// measured: `BENCHMARKS.md`, "What the engine's constants rest on".)
     pub(super) fn max_spinners(&self) -> usize {
         match self.parallelism() {
             0 | 1 => 0,
@@ -257,8 +256,8 @@ impl<F: Flavor> Engine<F> {
     /// back rather than wait), perhaps with every other worker parked: a
     /// woken worker's pop is where that happens, and nobody else would look
     /// before its task ends. (A busy worker looks every `WAITER_CHECK` tasks:
-    /// checking after every pop measured a p99 1.05 → 1.13× rayon's at 256
-    /// async submitters, 101 paired rounds.)
+    /// checking after every pop lengthened the tail of async offloads, see
+    /// `BENCHMARKS.md`, "What the engine's constants rest on".)
     #[inline]
     fn waiters_after_pop<H: EngineRef<Self>>(&self, handle: &H) {
         if !self.config.handoff() {

@@ -17,7 +17,15 @@
 //! (`Holder::filled_on_drop`), the sweep. So every task comes out of the
 //! queue once: its value, its panic, or `Cancelled`; and `len` (the registry)
 //! counts the tasks not yet joined. A rejected spawn's task is ours again: its
-//! entry is cancelled first, so its reply, dropping, queues nothing.
+//! entry is cancelled first, so its reply, dropping, queues nothing. The
+//! engine needs no change: a group task is a spawned task whose slot's holder
+//! is its entry, run, queued, cleared, drained or dropped as any other.
+//!
+//! The completion queue is one `Mutex<VecDeque>` with a condvar for a blocked
+//! joiner and a waker for an async one: one lock per completion, and one per
+//! batch of joins (the joiner swaps the whole queue out with its own buffer).
+//! The joiner is woken after the lock is let go (woken under it, it would
+//! find the lock still held and sleep again), and only if it waits.
 //!
 //! # Cancel
 //!
@@ -30,7 +38,11 @@
 //! token's) generation from any thread and wakes the joiner, which sweeps;
 //! tasks spawned into a cancelled generation are swept as they join the
 //! group. The lock is not on this path: a worker beginning a task reads one
-//! word.
+//! word. A failure raises the word (AcqRel) *before* its result is queued, so
+//! a task that begins after that completion is known — on the same worker or
+//! elsewhere — sees it; the raiser then takes the lock and wakes the joiner,
+//! which checks the word under the lock before it waits, so it sees the
+//! cancel or is waiting when the wake comes.
 //!
 //! # Async spawns
 //!
@@ -46,6 +58,16 @@
 //! The queue holds entries that point back to it: a dropped group (or one
 //! that detached its tasks) marks it abandoned and empties it, and later
 //! completions are dropped where they happen, so nothing keeps a cycle alive.
+//!
+//! # Checked by
+//!
+//! loom (`tests/loom/group.rs`): `group: abort vs start` (the sweep racing a
+//! new worker beginning the task: one completion, matching what ran), `group:
+//! a failure cancels the rest` (the next task begins after the failure and
+//! must not run; fails without the word's load at the task's start, and by
+//! deadlock without the notify of a waiting joiner), `group: a cancel wakes
+//! the joiner` (fails, by deadlock, without the cancel's wake-up).
+//! `tests/it/group.rs` and `tests/it/group_async.rs` run under Miri.
 
 mod faces;
 mod fallible;

@@ -35,7 +35,8 @@ enum Note {
     /// executor after every task. A `bool` in its own cell, so that read is
     /// one load of a thread-local with no destructor (a `Cell<Note>` has one,
     /// for the payload it may hold: each access then went through a call
-    /// that registers it, ~20 instructions a task when not inlined).
+    /// that registers it, paid on every task when not inlined; see
+    /// `BENCHMARKS.md`, "What the engine's constants rest on").
     static NOTED: Cell<bool> = const { Cell::new(false) };
     /// Set by the running task (see [`Note`]), taken by the executor after it
     /// when `NOTED` says there is one.

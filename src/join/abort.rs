@@ -3,6 +3,32 @@
 //! it is dropped (tokio-util's `AbortOnDropHandle`). Both act on the task's
 //! slot (`slot.rs`): an abort wins only while the task has not begun, and then
 //! the task never runs.
+//!
+//! # The rule
+//!
+//! `JoinHandle::abort`, an [`AbortHandle`] and an [`AbortOnDrop`] need no
+//! engine change: the slot's phase is `QUEUED` until one compare-and-swap moves
+//! it to `STARTED` (the task, as a worker begins it: `Reply::begin`) or to
+//! `CANCELLED` (an abort, or the reply dropped unrun). Exactly one wins. A
+//! winning abort fills the slot with `Cancelled` at once (a joiner or an
+//! awaiting task wakes); the task, when a worker reaches it, sees `CANCELLED`,
+//! drops its closure unrun and reports `Outcome::Skipped` (counted in
+//! `Stats::skipped`, not as completed). The slot is filled once, by the winner:
+//! the aborted task's reply, dropping, leaves it as it is. A task that left the
+//! pool unrun (`release_drain`, `clear_queue`) is the same. An abort of a
+//! `spawn_async` still waiting for room wakes the future (it registered with
+//! the slot), which withdraws from the line.
+//!
+//! An abort does not take the task out of the task queue: the queue is a
+//! lock-free FIFO with no removal from the middle, and an exact `queued()` at
+//! the abort would need each handle to reach its pool's counters (an `Arc` on
+//! the pool in every handle, for a rare call). So an aborted task counts in
+//! `queued()` and holds its place in a bounded queue until a worker skips it
+//! (one CAS).
+//!
+//! loom: `abort vs start` (`tests/loom/abort.rs`: the abort racing the first
+//! task of a pool on the worker that starts with it; fails with `begin`
+//! ignoring the phase) and `abort vs start vs await` (`tests/loom/join.rs`).
 
 use ::std::sync::Arc;
 use core::fmt;

@@ -22,8 +22,19 @@
 //! A blocking `join` is the same protocol with a waker that unparks the
 //! joining thread. A fourth flag, `JOIN_INTEREST`, is cleared when the handle
 //! is dropped: a filler that finds it clear takes the result back (nobody
-//! else will), and hands a panic's payload to the pool's panic handler. loom: `join racing the fill` and `a changed waker racing
-//! the fill` (`tests/loom/join.rs`) run this type itself.
+//! else will), and hands a panic's payload to the pool's panic handler.
+//!
+//! The phase's one compare-and-swap is what the engine never needs to know
+//! about: abort (`abort.rs`), scopes and groups (their holders of the slot)
+//! all decide by it, and the engine runs, queues, clears, drains or drops the
+//! task as any other.
+//!
+//! loom (`tests/loom/join.rs`, on the real pool): `join racing the fill` (a
+//! blocking joiner on its own thread), `a changed waker racing the fill`
+//! (fails, by deadlock, if a changed waker is not stored), `abort vs start vs
+//! await` (one winner of the phase, and the awaiting joiner woken), `handle
+//! dropped racing the fill` (the result taken back by one side only). Loom's
+//! cells report any two threads touching the waker or the result at once.
 
 use ::std::sync::Arc;
 use core::task::{Context, Poll, Waker};

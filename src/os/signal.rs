@@ -29,74 +29,28 @@
 //!
 //! # Spinning
 //!
-//! A wake-up through `park` costs ~10 µs here; a hand-off to a spinning thread
-//! well under 1 µs. But spinning burns a core that a busy thread could use, and a
-//! long spin followed by a park is the worst of both. So each signal adapts its
-//! budget to what its waits turned out to be: a wait satisfied while spinning
-//! keeps (or grows) the budget to twice the rounds it needed; a wait that had to
-//! park halves it. The spin is short: `FIRST_YIELD` rounds of `spin_loop`,
-//! then **one** `yield_now` (so eight threads sharing two cores let the thread
-//! that has the work run), then `AFTER_YIELD` rounds more, and it parks.
+//! A wake-up through `park` costs a system call on each side and a context
+//! switch; a hand-off to a spinning thread costs neither. But spinning burns a
+//! core that a busy thread could use, and a long spin followed by a park is the
+//! worst of both. So each signal adapts its budget to what its waits turned
+//! out to be: a wait satisfied while spinning keeps (or grows) the budget to
+//! twice the rounds it needed; a wait that had to park halves it. The spin is
+//! short: `FIRST_YIELD` rounds of `spin_loop`, then **one** `yield_now` (so
+//! eight threads sharing two cores let the thread that has the work run), then
+//! `AFTER_YIELD` rounds more, and it parks.
 //!
 //! At most three times as many threads as the process has CPUs spin at once
-//! (the count is shared by every signal); the others park at once. A pool of a
-//! thousand workers otherwise had hundreds of parking workers spinning and
-//! yielding together: on 100 000 sleeps of 10 ms at capacity 1 000, workers
-//! took 92 % of all CPU samples, a third of it in this spin and `sched_yield`,
-//! and the submitter — the one thread every admission waits for — spent a
-//! third of its samples waiting to be scheduled.
-//!
-//! Until 2026-11-26 a spin could run 2 048 rounds, yielding every 16 after
-//! the first 64, and the cap was twice the CPUs. With four submitters and four
-//! workers (cap 4) on two CPUs, eight threads wait in turn, and the cap was
-//! what parked them: per 1 000 000 tiny tasks, ~2 000 waiting submitters and
-//! ~3 000 parking workers found four others spinning and parked at once
-//! (counted with temporary counters), while a spin that did run missed its
-//! token 1–4 % of the time. Those parks were three quarters of the
-//! hand-off's context switches there, twice `cb-bounded(cap)`'s.
-//! Three times the CPUs lets them spin; one yield keeps each spin from
-//! handing the CPU back and forth beside a busy process, where the long
-//! spins' yields were the switches (given room to spin with the old spin,
-//! workers parked ~700 times per 1 000 000 tasks there and the switches
-//! still rose, to 45 000–105 000). Paired against the
-//! old spin, `tiny` at cap 4 (new ÷ old, medians of 9 interleaved rounds,
-//! seeds 701 and 709; 1 submitter / 4 / busy with 1 / busy with 4):
-//!
-//! | mode | time | context switches |
-//! |---|---|---|
-//! | hand-off | 0.98, 1.00 / **0.92**, **0.92** / **0.64**, **0.72** / 1.13, 1.00 | 0.88, 1.04 / **0.42**, **0.37** / 0.43, 0.52 / 1.10, 0.89 |
-//! | queue of 64 | 0.97, 1.13 / 1.03, 1.01 / **0.69**, **0.70** / 1.03, 1.01 | 0.90, 0.96 / 0.60, 0.64 / 0.30, 0.37 / 1.12, 1.01 |
-//! | unbounded queue | 1.04, 1.03 / 1.00, 1.04 / 1.06, 0.98 / 1.04, 1.08 | 1.07, 1.23 / 0.85, 1.09 / 1.25, 1.23 / 0.95, 0.95 |
-//!
-//! The hand-off beside a busy process with four submitters is the cost: over
-//! nine runs (the two above, seeds 721 and 741 of the whole harness, five of
-//! 7–9 rounds with a smaller one) it read 0.91–1.33, a median of ~1.06 —
-//! more threads spinning on the one CPU left. Sleepy (capacity 10 000 and
-//! 1 000) did not move (seeds 703, 721, 741: 0.99–1.03); latency's p50 read
-//! 0.99–1.13 new ÷ old, the spread every pool shows there (in that workload
-//! each park lasts ~25 µs, so both spins shrink to their 8-round floor).
-//!
-//! # What was tried and measured worse
-//!
-//! A spin bounded by time instead of rounds (0.25–16 µs, adaptive), with at
-//! most four yields after it and no yield loop, measured before the engine
-//! had lookers of its own (v1): the sleeps above as fast, but beside a busy
-//! process one submitter blocked on a full queue took 1.77× the time, a
-//! hand-off pool's one submitter 1.53×, and four submitters on a full queue
-//! 1.31×. Capping the spinners at ⌊CPUs / 2⌋ or at the CPUs cost idle tiny
-//! tasks 1.15–1.36×. On 2026-11-26, against the 2 048-round spin (paired
-//! rounds, `tiny`, hand-off): no yield at all (64 rounds, then park) took
-//! 1.09–1.40× on an idle machine with 1.7–4.9× the context switches; a cap
-//! of its own for workers' signals (four, beside the submitters' four) cut
-//! the switches with four submitters to 0.32–0.53× but took 1.25–1.46×
-//! beside a busy process (four runs; 0.91 in a fifth, under heavy load from
-//! outside); a spin that gives up after a yield that took over 50 µs changed
-//! nothing with four submitters beside a busy process (1.20). And a cap by
-//! class — three times the CPUs for a pool worker's signal, twice for a
-//! blocked submitter's (a thread-local flag set by `StdSpawner`) — against
-//! this spin (9 rounds, seed 731): the queue of 64 beside a busy process with
-//! four submitters 0.94, but the hand-off with four submitters 1.12× the
-//! time and 1.83× the context switches, beside a busy process 1.17.
+//! (the count is shared by every signal); the others park at once. Without a
+//! cap, a pool of a thousand workers had hundreds of parking workers spinning
+//! and yielding together while the submitter — the one thread every admission
+//! waits for — waited to be scheduled. With a cap of twice the CPUs, four
+//! submitters and four workers on two CPUs (eight threads waiting in turn)
+//! found the cap full and parked, and those parks were most of the hand-off's
+//! context switches; three times lets them spin, and the one yield keeps each
+//! spin from handing the CPU back and forth beside a busy process. The
+//! measurements behind these choices, and the spins tried and measured worse
+//! (bounded by time, no yield, a cap per class of thread), are in
+//! `benches/HISTORY.md`, "`StdSignal`'s spin".
 
 use ::std::thread::{self, Thread};
 use ::std::time::Instant as StdInstant;
@@ -120,14 +74,14 @@ const AFTER_YIELD: u32 = 16;
 /// "Spinning" above).
 const MAX_SPIN: u32 = FIRST_YIELD + AFTER_YIELD;
 const INITIAL_SPIN: u32 = MAX_SPIN;
-/// A park shorter than this means the spin gave up too early: a wake-up through
-/// `park` costs ~10 µs here, so a token that came within ~20 µs was worth
-/// spinning for.
+/// A park shorter than this means the spin gave up too early: a token that
+/// came within about twice a wake-up's cost through `park` was worth spinning
+/// for (the figure: `BENCHMARKS.md`, "What the engine's constants rest on").
 const SHORT_PARK: Duration = Duration::from_micros(20);
 
 /// Whether a spin yields at `round`: once, at `FIRST_YIELD`. No yield in the
-/// first rounds: a thread that yields and then parks is slower to wake
-/// (measured: ~4 µs → ~13 µs at p50).
+/// first rounds: a thread that yields and then parks is slower to wake (see
+/// `BENCHMARKS.md`, "What the engine's constants rest on").
 fn yields_at(round: u32) -> bool {
     round == FIRST_YIELD
 }

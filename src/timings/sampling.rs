@@ -5,12 +5,13 @@
 /// on the pool.
 ///
 /// Timing a task costs a clock read on the submitter's side (the moment it
-/// entered the queue) and one or two on the worker's (when it began and
-/// ended): tens of nanoseconds with `std`'s clock, the size of a tiny task's
-/// whole cost. So the default times nothing, `OneIn(16)` is the setting for
-/// production (its overhead is within the noise of the `tiny` benchmark), and
-/// `Every` is for tasks of 100 µs or more (on 10 µs tasks it cost a hand-off
-/// pool ~8 % in `BENCHMARKS.md`, on tiny ones 1.5–1.7×), or for tests.
+/// entered the queue) and one or two on the worker's (when it began and ended):
+/// with `std`'s clock, about what a tiny task costs in all. So the default
+/// times nothing, `OneIn(16)` is the setting for production (its overhead is
+/// within the noise of the `tiny` benchmark), and `Every` is for tasks of
+/// 100 µs or more (on shorter ones its clock reads and shared counters are a
+/// share of the task's time you can measure: see "Timings: what they cost" in
+/// the crate's `BENCHMARKS.md`), or for tests.
 ///
 /// | setting | what is timed |
 /// |---|---|

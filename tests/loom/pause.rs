@@ -1,4 +1,4 @@
-//! Models of `pause` and `resume` (`quiet.rs`, "Pause" in `engine/README.md`):
+//! Models of `pause` and `resume` (`quiet.rs`, its module docs, "Pause"):
 //! once `pause` returns no task starts until `resume`; nothing is lost; and
 //! `release` ends a pause and still runs or hands back every task.
 

@@ -1,6 +1,6 @@
-//! Models of the per-level lanes and lines (`lanes.rs`, `waiters.rs`, and
-//! "Priorities" in `engine/README.md`): every read a handshake makes covers
-//! every lane, and room goes to the highest level waiting.
+//! Models of the per-level lanes and lines (`lanes.rs`, whose module docs hold
+//! the rules, and `waiters.rs`): every read a handshake makes covers every
+//! lane, and room goes to the highest level waiting.
 
 use std::time::Duration;
 

@@ -1,6 +1,6 @@
-//! A model of a scope (`src/scope.rs`, "Scoped tasks" in
-//! `engine/README.md`): the scope returns only once its detached tasks are
-//! gone, and what they wrote to the caller's stack is visible after it.
+//! A model of a scope (`src/scope.rs` and its module docs): the scope returns
+//! only once its detached tasks are gone, and what they wrote to the caller's
+//! stack is visible after it.
 
 use std::time::Duration;
 
