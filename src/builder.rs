@@ -1,10 +1,10 @@
-//! The builders of [`Pool`] and [`PoolWithFunc`]: the plain [`Options`] plus
-//! what is not plain data — the clock, the spawner, the idle-queue type and
-//! (with `std`) the panic handler and thread settings — validated into
-//! [`BuildError`] by `build`.
+//! The builders of [`Pool`] and [`PoolWithFunc`]: [`Options`] around the
+//! [`Pieces`] that are not plain data — what the pool runs, the clock, the
+//! spawner, the idle-queue type and (with `std`) the panic handler and thread
+//! settings — validated into [`BuildError`] by `build`. The options' setters
+//! are [`Options`]'s own, written once (`options.rs`).
 
 use core::marker::PhantomData;
-use core::time::Duration;
 
 use crate::clock::Clock;
 use crate::engine::{Config, Engine, boxed_slots};
@@ -14,15 +14,6 @@ use crate::options::Options;
 use crate::pool::{Pool, PoolOf, PoolWithFunc};
 use crate::queue::WorkerQueue;
 use crate::spawner::Spawner;
-
-/// Marks a [`Builder`] that builds a [`Pool`].
-///
-/// ```
-/// let builder: antpool::Builder<antpool::ForPool, _, _, _> = antpool::Pool::builder();
-/// assert_eq!(builder.capacity(2).build().unwrap().cap(), Some(2));
-/// ```
-#[derive(Debug, Default, Clone, Copy)]
-pub struct ForPool;
 
 /// Marks a [`Builder`] that builds a [`PoolWithFunc`] over `func`.
 ///
@@ -46,6 +37,64 @@ impl<A, F: Clone> Clone for ForFunc<A, F> {
     }
 }
 
+/// What a builder holds besides its options: what the pool runs (`()` for
+/// closures, [`ForFunc`] for a function), the clock `C`, the spawner `S`, the
+/// idle-queue type `Q` and (with `std`) the panic handler and worker hooks.
+/// Made by [`Pool::builder`], [`PoolWithFunc::builder`] and their
+/// `builder_with`; you never name it but through [`Builder`].
+///
+/// ```
+/// let builder: antpool::Builder<(), _, _, _> = antpool::Pool::builder();
+/// assert_eq!(builder.capacity(2).build().unwrap().cap(), Some(2));
+/// ```
+pub struct Pieces<M, Q, C, S> {
+    make: M,
+    clock: C,
+    spawner: S,
+    /// The panic handler and worker hooks (`guard/policy.rs`; their setters are in `hooks.rs`).
+    #[cfg(feature = "std")]
+    policy: crate::guard::policy::Policy,
+    _queue: PhantomData<fn() -> Q>,
+}
+
+impl<M: Clone, Q, C: Clone, S: Clone> Clone for Pieces<M, Q, C, S> {
+    fn clone(&self) -> Self {
+        Pieces {
+            make: self.make.clone(),
+            clock: self.clock.clone(),
+            spawner: self.spawner.clone(),
+            #[cfg(feature = "std")]
+            policy: self.policy.clone(),
+            _queue: PhantomData,
+        }
+    }
+}
+
+/// The builder of [`Pool`] and [`PoolWithFunc`]: the [`Options`] (every
+/// setter of theirs), plus the clock, the spawner and the idle-queue type (and
+/// with `std` the panic handler, worker hooks and thread settings). Every
+/// setter returns the builder; `build` validates.
+///
+/// ```
+/// use antpool::Pool;
+/// use std::time::Duration;
+///
+/// let pool = Pool::builder()
+///     .capacity(10)
+///     .expiry(Duration::from_secs(1))
+///     .disable_purge(false)
+///     .prealloc(false)
+///     .nonblocking(false)
+///     .max_blocking_tasks(0)
+///     .panic_handler(|payload| eprintln!("task panicked: {payload:?}"))
+///     .thread_name("antpool-worker")
+///     .stack_size(2 << 20)
+///     .build()
+///     .unwrap();
+/// assert_eq!(pool.cap(), Some(10));
+/// ```
+pub type Builder<M, Q, C, S> = Options<Pieces<M, Q, C, S>>;
+
 /// Builds a [`Pool`]: [`Pool::builder`] (std) or [`Pool::builder_with`].
 ///
 /// ```
@@ -57,10 +106,10 @@ pub type PoolBuilder<
     Q = crate::queue::IdleQueue,
     C = crate::os::clock::StdClock,
     S = crate::os::spawner::StdSpawner,
-> = Builder<ForPool, Q, C, S>;
+> = Builder<(), Q, C, S>;
 /// Builds a [`Pool`]: [`Pool::builder_with`].
 #[cfg(not(feature = "std"))]
-pub type PoolBuilder<Q, C, S> = Builder<ForPool, Q, C, S>;
+pub type PoolBuilder<Q, C, S> = Builder<(), Q, C, S>;
 
 /// Builds a [`PoolWithFunc`]: [`PoolWithFunc::builder`] (std) or
 /// [`PoolWithFunc::builder_with`].
@@ -83,74 +132,25 @@ pub type PoolWithFuncBuilder<
 #[cfg(not(feature = "std"))]
 pub type PoolWithFuncBuilder<A, F, Q, C, S> = Builder<ForFunc<A, F>, Q, C, S>;
 
-/// The builder of [`Pool`] and [`PoolWithFunc`]: the [`Options`], plus the
-/// clock, the spawner and the idle-queue type (and with `std` the panic
-/// handler and thread settings). Every setter returns the builder; `build`
-/// validates.
-///
-/// ```
-/// use antpool::Pool;
-/// use std::time::Duration;
-///
-/// let pool = Pool::builder()
-///     .capacity(10)
-///     .expiry(Duration::from_secs(1))
-///     .disable_purge(false)
-///     .prealloc(false)
-///     .nonblocking(false)
-///     .max_blocking_tasks(0)
-///     .panic_handler(|payload| eprintln!("task panicked: {payload:?}"))
-///     .thread_name("antpool-worker")
-///     .stack_size(2 << 20)
-///     .build()
-///     .unwrap();
-/// assert_eq!(pool.cap(), Some(10));
-/// ```
-pub struct Builder<M, Q, C, S> {
-    options: Options,
-    make: M,
-    clock: C,
-    spawner: S,
-    /// The panic handler and worker hooks (`guard/policy.rs`; the builder methods are in `hooks.rs`).
-    #[cfg(feature = "std")]
-    policy: crate::guard::policy::Policy,
-    _queue: PhantomData<fn() -> Q>,
-}
-
-impl<M: Clone, Q, C: Clone, S: Clone> Clone for Builder<M, Q, C, S> {
-    fn clone(&self) -> Self {
-        Builder {
-            options: self.options,
-            make: self.make.clone(),
-            clock: self.clock.clone(),
-            spawner: self.spawner.clone(),
-            #[cfg(feature = "std")]
-            policy: self.policy.clone(),
-            _queue: PhantomData,
-        }
-    }
-}
-
-impl<Q, C, S> Builder<ForPool, Q, C, S> {
+impl<Q, C, S> PoolBuilder<Q, C, S> {
     pub(crate) fn new(clock: C, spawner: S) -> Self {
-        Builder::with_make(ForPool, clock, spawner)
+        Options::with(Pieces::new((), clock, spawner))
     }
 }
 
-impl<A, F, Q, C, S> Builder<ForFunc<A, F>, Q, C, S> {
+impl<A, F, Q, C, S> PoolWithFuncBuilder<A, F, Q, C, S> {
     pub(crate) fn new_func(func: F, clock: C, spawner: S) -> Self {
         let make = ForFunc {
             func,
             _arg: PhantomData,
         };
-        Builder::with_make(make, clock, spawner)
+        Options::with(Pieces::new(make, clock, spawner))
     }
 }
 
-impl<M, Q, C, S> Builder<M, Q, C, S> {
-    fn with_make(make: M, clock: C, spawner: S) -> Self {
-        Builder {
-            options: Options::new(),
+impl<M, Q, C, S> Pieces<M, Q, C, S> {
+    fn new(make: M, clock: C, spawner: S) -> Self {
+        Pieces {
             make,
             clock,
             spawner,
@@ -160,216 +160,22 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
         }
     }
 
-    /// At most `n` workers at once; 0 is [`BuildError::InvalidCapacity`].
-    ///
-    /// ```
-    /// assert_eq!(antpool::Pool::builder().capacity(3).build().unwrap().cap(), Some(3));
-    /// ```
-    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
-    pub fn capacity(mut self, n: usize) -> Self {
-        self.options = self.options.capacity(n);
-        self
+    /// The same pieces with another queue type, and the clock and spawner
+    /// `f` makes of these.
+    fn retype<Q2, C2, S2>(self, f: impl FnOnce(C, S) -> (C2, S2)) -> Pieces<M, Q2, C2, S2> {
+        let (clock, spawner) = f(self.clock, self.spawner);
+        Pieces {
+            make: self.make,
+            clock,
+            spawner,
+            #[cfg(feature = "std")]
+            policy: self.policy,
+            _queue: PhantomData,
+        }
     }
+}
 
-    /// No limit on the number of workers.
-    ///
-    /// ```
-    /// assert_eq!(antpool::Pool::builder().unbounded().build().unwrap().cap(), None);
-    /// ```
-    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
-    pub fn unbounded(mut self) -> Self {
-        self.options = self.options.unbounded();
-        self
-    }
-
-    /// An idle worker retires after `d` (default 1 s); zero is
-    /// [`BuildError::InvalidExpiry`].
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// let pool = antpool::Pool::builder().capacity(1).expiry(Duration::from_millis(50)).build();
-    /// assert!(pool.is_ok());
-    /// ```
-    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
-    pub fn expiry(mut self, d: Duration) -> Self {
-        self.options = self.options.expiry(d);
-        self
-    }
-
-    /// `true`: idle workers never expire.
-    ///
-    /// ```
-    /// assert!(antpool::Pool::builder().capacity(1).disable_purge(true).build().is_ok());
-    /// ```
-    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
-    pub fn disable_purge(mut self, disable: bool) -> Self {
-        self.options = self.options.disable_purge(disable);
-        self
-    }
-
-    /// `true`: a FIFO idle ring sized to the capacity, allocated at build
-    /// (capacity then fixed); with `unbounded()` it is
-    /// [`BuildError::InvalidPreAllocSize`].
-    ///
-    /// ```
-    /// assert!(antpool::Pool::builder().capacity(4).prealloc(true).build().is_ok());
-    /// ```
-    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
-    pub fn prealloc(mut self, prealloc: bool) -> Self {
-        self.options = self.options.prealloc(prealloc);
-        self
-    }
-
-    /// `true`: a saturated pool rejects with `Overload` instead of blocking.
-    ///
-    /// ```
-    /// assert!(antpool::Pool::builder().capacity(1).nonblocking(true).build().is_ok());
-    /// ```
-    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
-    pub fn nonblocking(mut self, nonblocking: bool) -> Self {
-        self.options = self.options.nonblocking(nonblocking);
-        self
-    }
-
-    /// At most `n` submitters block at once (0: no limit).
-    ///
-    /// ```
-    /// assert!(antpool::Pool::builder().capacity(1).max_blocking_tasks(2).build().is_ok());
-    /// ```
-    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
-    pub fn max_blocking_tasks(mut self, n: usize) -> Self {
-        self.options = self.options.max_blocking_tasks(n);
-        self
-    }
-
-    /// Queue mode with room for `n` tasks (0: off, the default); see
-    /// [`Options::max_queued_tasks`].
-    ///
-    /// ```
-    /// let pool = antpool::Pool::builder().capacity(2).max_queued_tasks(64).build().unwrap();
-    /// assert_eq!(pool.queued(), 0);
-    /// ```
-    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
-    pub fn max_queued_tasks(mut self, n: usize) -> Self {
-        self.options = self.options.max_queued_tasks(n);
-        self
-    }
-
-    /// Queue mode with no limit; see [`Options::unbounded_queue`].
-    ///
-    /// ```
-    /// assert!(antpool::Pool::builder().capacity(2).unbounded_queue().build().is_ok());
-    /// ```
-    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
-    pub fn unbounded_queue(mut self) -> Self {
-        self.options = self.options.unbounded_queue();
-        self
-    }
-
-    /// Keeps `n` workers warm: started at build, never expired below `n` idle;
-    /// see [`Options::min_idle`].
-    ///
-    /// ```
-    /// let pool = antpool::Pool::builder().capacity(4).min_idle(2).build().unwrap();
-    /// assert_eq!(pool.running(), 2); // started before the first task
-    /// ```
-    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
-    pub fn min_idle(mut self, n: usize) -> Self {
-        self.options = self.options.min_idle(n);
-        self
-    }
-
-    /// A queue and a line of blocked submitters per
-    /// [`Priority`](crate::Priority); see [`Options::priorities`].
-    ///
-    /// ```
-    /// use antpool::{Pool, Priority};
-    /// let pool = Pool::builder().capacity(2).max_queued_tasks(16).priorities(true).build().unwrap();
-    /// assert!(pool.has_priorities());
-    /// pool.with_priority(Priority::Low).submit(|| ()).unwrap();
-    /// # pool.release_timeout(std::time::Duration::from_secs(5)).unwrap();
-    /// ```
-    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
-    pub fn priorities(mut self, on: bool) -> Self {
-        self.options = self.options.priorities(on);
-        self
-    }
-
-    /// Keeps `r` of a hand-off pool's capacity for `High` tasks; see
-    /// [`Options::reserve_for_high`].
-    ///
-    /// ```
-    /// use antpool::{BuildError, Pool};
-    /// let pool = Pool::builder().capacity(4).priorities(true).reserve_for_high(1).build();
-    /// assert!(pool.is_ok());
-    /// let queued = Pool::builder().capacity(4).max_queued_tasks(8).priorities(true).reserve_for_high(1);
-    /// assert_eq!(queued.build().unwrap_err(), BuildError::InvalidReserve);
-    /// ```
-    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
-    pub fn reserve_for_high(mut self, r: usize) -> Self {
-        self.options = self.options.reserve_for_high(r);
-        self
-    }
-
-    /// A floor for lower levels: after `k` takes in a row from higher levels
-    /// while a lower one waits, it gets one; see [`Options::starvation_bound`].
-    ///
-    /// ```
-    /// let pool = antpool::Pool::builder().capacity(2).priorities(true).starvation_bound(4).build();
-    /// assert!(pool.is_ok());
-    /// ```
-    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
-    pub fn starvation_bound(mut self, k: u32) -> Self {
-        self.options = self.options.starvation_bound(k);
-        self
-    }
-
-    /// Which tasks the pool times (default [`Sampling::Off`](crate::Sampling::Off));
-    /// see [`Sampling`](crate::Sampling), and `timings()` on the pool. Any
-    /// clock: the pool's own measures. (Feature `timings`.)
-    ///
-    /// ```
-    /// use antpool::{Pool, Sampling};
-    /// let pool = Pool::builder().capacity(2).timings(Sampling::OneIn(16)).build().unwrap();
-    /// pool.submit(|| ()).unwrap();
-    /// pool.wait_idle();
-    /// assert!(pool.timings().run.count <= 1); // the first task: carried by a new worker, timed
-    /// ```
-    #[cfg(feature = "timings")]
-    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
-    pub fn timings(mut self, sampling: crate::timings::Sampling) -> Self {
-        self.options = self.options.timings(sampling);
-        self
-    }
-
-    /// The `pool` label of the metrics a
-    /// [`MetricsReporter`](crate::metrics::MetricsReporter) emits for this
-    /// pool; see [`Options::metrics_label`]. (Feature `metrics`.)
-    ///
-    /// ```
-    /// let pool = antpool::Pool::builder().capacity(2).metrics_label("db").build().unwrap();
-    /// # drop(pool);
-    /// ```
-    #[cfg(feature = "metrics")]
-    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
-    pub fn metrics_label(mut self, pool: &'static str) -> Self {
-        self.options = self.options.metrics_label(pool);
-        self
-    }
-
-    /// Replaces all [`Options`] at once.
-    ///
-    /// ```
-    /// use antpool::{Options, Pool};
-    /// let pool = Pool::builder().options(Options::new().capacity(2)).build().unwrap();
-    /// assert_eq!(pool.cap(), Some(2));
-    /// ```
-    #[must_use = "a builder does nothing until `build()`: use the one this returns"]
-    pub fn options(mut self, options: Options) -> Self {
-        self.options = options;
-        self
-    }
-
+impl<M, Q, C, S> Builder<M, Q, C, S> {
     /// Uses another clock (a [`ManualClock`](crate::clock::ManualClock) in tests).
     ///
     /// ```
@@ -381,15 +187,7 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
     /// # drop(pool);
     /// ```
     pub fn clock<C2: Clock>(self, clock: C2) -> Builder<M, Q, C2, S> {
-        Builder {
-            options: self.options,
-            make: self.make,
-            clock,
-            spawner: self.spawner,
-            #[cfg(feature = "std")]
-            policy: self.policy,
-            _queue: PhantomData,
-        }
+        self.map_extra(|pieces| pieces.retype(|_, spawner| (clock, spawner)))
     }
 
     /// Uses another spawner (another platform, or a test harness).
@@ -401,15 +199,7 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
     /// assert!(pool.is_ok());
     /// ```
     pub fn spawner<S2: Spawner>(self, spawner: S2) -> Builder<M, Q, C, S2> {
-        Builder {
-            options: self.options,
-            make: self.make,
-            clock: self.clock,
-            spawner,
-            #[cfg(feature = "std")]
-            policy: self.policy,
-            _queue: PhantomData,
-        }
+        self.map_extra(|pieces| pieces.retype(|clock, _| (clock, spawner)))
     }
 
     /// Fixes the idle-queue type, e.g. [`WorkerRing<N>`](crate::WorkerRing),
@@ -421,41 +211,37 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
     /// # drop(pool);
     /// ```
     pub fn queue<Q2: WorkerQueue>(self) -> Builder<M, Q2, C, S> {
-        Builder {
-            options: self.options,
-            make: self.make,
-            clock: self.clock,
-            spawner: self.spawner,
-            #[cfg(feature = "std")]
-            policy: self.policy,
-            _queue: PhantomData,
-        }
+        self.map_extra(|pieces| pieces.retype(|clock, spawner| (clock, spawner)))
     }
 
+    /// The validated configuration, the idle queue, and the pieces to build
+    /// an engine with.
     fn parts(self) -> Result<Built<M, Q, C, S>, BuildError>
     where
         Q: WorkerQueue,
     {
-        let config = self.options.config()?;
+        let config = self.config()?;
         let queue = Q::with_capacity(config.capacity, config.prealloc);
+        let pieces = self.into_extra();
         #[cfg(feature = "std")]
-        let exec = exec::Exec::new(self.policy);
+        let exec = exec::Exec::new(pieces.policy);
         #[cfg(not(feature = "std"))]
         let exec = exec::Exec::new();
-        let parts = Pieces {
-            make: self.make,
-            clock: self.clock,
-            spawner: self.spawner,
+        let built = Assembly {
+            make: pieces.make,
+            clock: pieces.clock,
+            spawner: pieces.spawner,
             exec,
         };
-        Ok((config, queue, parts))
+        Ok((config, queue, built))
     }
 }
 
 /// What `build` assembles an engine from.
-type Built<M, Q, C, S> = (Config, Q, Pieces<M, C, S>);
+type Built<M, Q, C, S> = (Config, Q, Assembly<M, C, S>);
 
-struct Pieces<M, C, S> {
+/// A builder's pieces, with the panic policy turned into the executor's.
+struct Assembly<M, C, S> {
     make: M,
     clock: C,
     spawner: S,
@@ -467,7 +253,7 @@ struct Pieces<M, C, S> {
 #[cfg(feature = "std")]
 impl<M, Q, C, S> Builder<M, Q, C, S> {
     pub(crate) fn policy_mut(&mut self) -> &mut crate::guard::policy::Policy {
-        &mut self.policy
+        &mut self.extra_mut().policy
     }
 }
 
@@ -484,9 +270,11 @@ impl<M, Q, C> Builder<M, Q, C, crate::os::spawner::StdSpawner> {
     /// assert_eq!(rx.recv().unwrap().as_deref(), Some("db-0"));
     /// ```
     #[must_use = "a builder does nothing until `build()`: use the one this returns"]
-    pub fn thread_name(mut self, prefix: impl Into<alloc::string::String>) -> Self {
-        self.spawner = self.spawner.name(prefix);
-        self
+    pub fn thread_name(self, prefix: impl Into<alloc::string::String>) -> Self {
+        self.map_extra(|mut pieces| {
+            pieces.spawner = pieces.spawner.name(prefix);
+            pieces
+        })
     }
 
     /// Names each worker thread what `name` returns for the worker's number
@@ -506,11 +294,13 @@ impl<M, Q, C> Builder<M, Q, C, crate::os::spawner::StdSpawner> {
     /// ```
     #[must_use = "a builder does nothing until `build()`: use the one this returns"]
     pub fn thread_name_with(
-        mut self,
+        self,
         name: impl Fn(usize) -> alloc::string::String + Send + Sync + 'static,
     ) -> Self {
-        self.spawner = self.spawner.name_with(name);
-        self
+        self.map_extra(|mut pieces| {
+            pieces.spawner = pieces.spawner.name_with(name);
+            pieces
+        })
     }
 
     /// Stack size of worker threads, in bytes (default: the platform's).
@@ -519,13 +309,15 @@ impl<M, Q, C> Builder<M, Q, C, crate::os::spawner::StdSpawner> {
     /// assert!(antpool::Pool::builder().capacity(1).stack_size(256 << 10).build().is_ok());
     /// ```
     #[must_use = "a builder does nothing until `build()`: use the one this returns"]
-    pub fn stack_size(mut self, bytes: usize) -> Self {
-        self.spawner = self.spawner.stack_size(bytes);
-        self
+    pub fn stack_size(self, bytes: usize) -> Self {
+        self.map_extra(|mut pieces| {
+            pieces.spawner = pieces.spawner.stack_size(bytes);
+            pieces
+        })
     }
 }
 
-impl<Q: WorkerQueue, C: Clock, S: Spawner> Builder<ForPool, Q, C, S> {
+impl<Q: WorkerQueue, C: Clock, S: Spawner> PoolBuilder<Q, C, S> {
     /// Validates the options and builds the pool. No thread starts until the
     /// first task, but for the `min_idle` workers, which start here.
     ///

@@ -220,7 +220,7 @@ mod trace;
 pub mod metrics;
 
 #[cfg(feature = "alloc")]
-pub use builder::{Builder, ForFunc, ForPool, PoolBuilder, PoolWithFuncBuilder};
+pub use builder::{Builder, ForFunc, Pieces, PoolBuilder, PoolWithFuncBuilder};
 pub use error::{BuildError, Rejected, ReleaseError, SubmitError};
 pub use exec::WorkFn;
 #[cfg(feature = "std")]

@@ -76,8 +76,16 @@ enum Capacity {
 /// assert_eq!(Options::new().capacity(0).validate(), Err(BuildError::InvalidCapacity));
 /// assert_eq!(Options::new().validate(), Err(BuildError::MissingCapacity));
 /// ```
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Options<X = ()> {
+    choices: Choices,
+    /// What a builder holds besides the choices (`()` for plain options).
+    extra: X,
+}
+
+/// The plain choices of an [`Options`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Options {
+struct Choices {
     capacity: Capacity,
     expiry: Duration,
     disable_purge: bool,
@@ -95,6 +103,13 @@ pub struct Options {
     label: Option<&'static str>,
 }
 
+/// Prints the choices (a builder's pieces are not plain data).
+impl<X> core::fmt::Debug for Options<X> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.choices.fmt(f)
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Self::new()
@@ -108,25 +123,53 @@ impl Options {
     /// let o = antpool::Options::new().unbounded();
     /// assert_eq!(o.validate(), Ok(()));
     /// ```
-    #[must_use = "`Options` are a value: use the one this returns"]
+    #[must_use = "options and builders are values: use the one this returns"]
     pub const fn new() -> Self {
+        Options::with(())
+    }
+}
+
+impl<X> Options<X> {
+    /// The default choices around `extra` (a builder's pieces).
+    pub(crate) const fn with(extra: X) -> Self {
         Options {
-            capacity: Capacity::Unset,
-            expiry: DEFAULT_EXPIRY,
-            disable_purge: false,
-            prealloc: false,
-            nonblocking: false,
-            max_blocking_tasks: 0,
-            queue_limit: 0,
-            min_idle: 0,
-            priorities: false,
-            reserve_for_high: 0,
-            starvation_bound: 0,
-            #[cfg(feature = "timings")]
-            sampling: crate::timings::Sampling::Off,
-            #[cfg(feature = "metrics")]
-            label: None,
+            choices: Choices::DEFAULT,
+            extra,
         }
+    }
+
+    /// What a builder holds besides the choices.
+    pub(crate) fn extra_mut(&mut self) -> &mut X {
+        &mut self.extra
+    }
+
+    /// What a builder holds besides the choices, taken out.
+    pub(crate) fn into_extra(self) -> X {
+        self.extra
+    }
+
+    /// The same choices around what `f` makes of the extra (a builder's
+    /// pieces, retyped or taken apart).
+    pub(crate) fn map_extra<Y>(self, f: impl FnOnce(X) -> Y) -> Options<Y> {
+        Options {
+            choices: self.choices,
+            extra: f(self.extra),
+        }
+    }
+
+    /// Every choice of `options`, in place of these (a builder keeps its
+    /// pieces: what it runs, its platform and hooks).
+    ///
+    /// ```
+    /// use antpool::{Options, Pool};
+    /// let options = Options::new().capacity(3).nonblocking(true);
+    /// let pool = Pool::builder().options(options).build().unwrap();
+    /// assert_eq!(pool.cap(), Some(3));
+    /// ```
+    #[must_use = "options and builders are values: use the one this returns"]
+    pub const fn options(mut self, options: Options) -> Self {
+        self.choices = options.choices;
+        self
     }
 
     /// At most `n` workers at once (0 is rejected at validation).
@@ -134,9 +177,9 @@ impl Options {
     /// ```
     /// assert!(antpool::Options::new().capacity(8).validate().is_ok());
     /// ```
-    #[must_use = "`Options` are a value: use the one this returns"]
+    #[must_use = "options and builders are values: use the one this returns"]
     pub const fn capacity(mut self, n: usize) -> Self {
-        self.capacity = Capacity::Bounded(n);
+        self.choices.capacity = Capacity::Bounded(n);
         self
     }
 
@@ -145,9 +188,9 @@ impl Options {
     /// ```
     /// assert!(antpool::Options::new().unbounded().validate().is_ok());
     /// ```
-    #[must_use = "`Options` are a value: use the one this returns"]
+    #[must_use = "options and builders are values: use the one this returns"]
     pub const fn unbounded(mut self) -> Self {
-        self.capacity = Capacity::Unbounded;
+        self.choices.capacity = Capacity::Unbounded;
         self
     }
 
@@ -159,9 +202,9 @@ impl Options {
     /// let o = Options::new().capacity(1).expiry(Duration::ZERO);
     /// assert_eq!(o.validate(), Err(BuildError::InvalidExpiry));
     /// ```
-    #[must_use = "`Options` are a value: use the one this returns"]
+    #[must_use = "options and builders are values: use the one this returns"]
     pub const fn expiry(mut self, d: Duration) -> Self {
-        self.expiry = d;
+        self.choices.expiry = d;
         self
     }
 
@@ -170,9 +213,9 @@ impl Options {
     /// ```
     /// assert!(antpool::Options::new().capacity(1).disable_purge(true).validate().is_ok());
     /// ```
-    #[must_use = "`Options` are a value: use the one this returns"]
+    #[must_use = "options and builders are values: use the one this returns"]
     pub const fn disable_purge(mut self, disable: bool) -> Self {
-        self.disable_purge = disable;
+        self.choices.disable_purge = disable;
         self
     }
 
@@ -184,9 +227,9 @@ impl Options {
     /// let o = Options::new().unbounded().prealloc(true);
     /// assert_eq!(o.validate(), Err(BuildError::InvalidPreAllocSize));
     /// ```
-    #[must_use = "`Options` are a value: use the one this returns"]
+    #[must_use = "options and builders are values: use the one this returns"]
     pub const fn prealloc(mut self, prealloc: bool) -> Self {
-        self.prealloc = prealloc;
+        self.choices.prealloc = prealloc;
         self
     }
 
@@ -197,9 +240,9 @@ impl Options {
     /// ```
     /// assert!(antpool::Options::new().capacity(1).nonblocking(true).validate().is_ok());
     /// ```
-    #[must_use = "`Options` are a value: use the one this returns"]
+    #[must_use = "options and builders are values: use the one this returns"]
     pub const fn nonblocking(mut self, nonblocking: bool) -> Self {
-        self.nonblocking = nonblocking;
+        self.choices.nonblocking = nonblocking;
         self
     }
 
@@ -209,9 +252,9 @@ impl Options {
     /// ```
     /// assert!(antpool::Options::new().capacity(1).max_blocking_tasks(16).validate().is_ok());
     /// ```
-    #[must_use = "`Options` are a value: use the one this returns"]
+    #[must_use = "options and builders are values: use the one this returns"]
     pub const fn max_blocking_tasks(mut self, n: usize) -> Self {
-        self.max_blocking_tasks = n;
+        self.choices.max_blocking_tasks = n;
         self
     }
 
@@ -225,9 +268,9 @@ impl Options {
     /// ```
     /// assert!(antpool::Options::new().capacity(2).max_queued_tasks(100).validate().is_ok());
     /// ```
-    #[must_use = "`Options` are a value: use the one this returns"]
+    #[must_use = "options and builders are values: use the one this returns"]
     pub const fn max_queued_tasks(mut self, n: usize) -> Self {
-        self.queue_limit = n;
+        self.choices.queue_limit = n;
         self
     }
 
@@ -237,9 +280,9 @@ impl Options {
     /// ```
     /// assert!(antpool::Options::new().capacity(2).unbounded_queue().validate().is_ok());
     /// ```
-    #[must_use = "`Options` are a value: use the one this returns"]
+    #[must_use = "options and builders are values: use the one this returns"]
     pub const fn unbounded_queue(mut self) -> Self {
-        self.queue_limit = usize::MAX;
+        self.choices.queue_limit = usize::MAX;
         self
     }
 
@@ -260,9 +303,9 @@ impl Options {
     /// assert!(Options::new().capacity(4).min_idle(2).validate().is_ok());
     /// assert_eq!(Options::new().capacity(4).min_idle(5).validate(), Err(BuildError::InvalidMinIdle));
     /// ```
-    #[must_use = "`Options` are a value: use the one this returns"]
+    #[must_use = "options and builders are values: use the one this returns"]
     pub const fn min_idle(mut self, n: usize) -> Self {
-        self.min_idle = n;
+        self.choices.min_idle = n;
         self
     }
 
@@ -278,9 +321,9 @@ impl Options {
     /// ```
     /// assert!(antpool::Options::new().capacity(4).priorities(true).validate().is_ok());
     /// ```
-    #[must_use = "`Options` are a value: use the one this returns"]
+    #[must_use = "options and builders are values: use the one this returns"]
     pub const fn priorities(mut self, on: bool) -> Self {
-        self.priorities = on;
+        self.choices.priorities = on;
         self
     }
 
@@ -298,9 +341,9 @@ impl Options {
     /// let no_levels = Options::new().capacity(4).reserve_for_high(1);
     /// assert_eq!(no_levels.validate(), Err(BuildError::InvalidReserve));
     /// ```
-    #[must_use = "`Options` are a value: use the one this returns"]
+    #[must_use = "options and builders are values: use the one this returns"]
     pub const fn reserve_for_high(mut self, r: usize) -> Self {
-        self.reserve_for_high = r;
+        self.choices.reserve_for_high = r;
         self
     }
 
@@ -316,9 +359,9 @@ impl Options {
     /// let o = antpool::Options::new().capacity(2).priorities(true).starvation_bound(8);
     /// assert!(o.validate().is_ok());
     /// ```
-    #[must_use = "`Options` are a value: use the one this returns"]
+    #[must_use = "options and builders are values: use the one this returns"]
     pub const fn starvation_bound(mut self, k: u32) -> Self {
-        self.starvation_bound = k;
+        self.choices.starvation_bound = k;
         self
     }
 
@@ -336,9 +379,9 @@ impl Options {
     /// assert_eq!(o.validate(), Err(BuildError::InvalidSampling));
     /// ```
     #[cfg(feature = "timings")]
-    #[must_use = "`Options` are a value: use the one this returns"]
+    #[must_use = "options and builders are values: use the one this returns"]
     pub const fn timings(mut self, sampling: crate::timings::Sampling) -> Self {
-        self.sampling = sampling;
+        self.choices.sampling = sampling;
         self
     }
 
@@ -353,9 +396,9 @@ impl Options {
     /// assert!(Options::new().capacity(2).metrics_label("db").validate().is_ok());
     /// ```
     #[cfg(feature = "metrics")]
-    #[must_use = "`Options` are a value: use the one this returns"]
+    #[must_use = "options and builders are values: use the one this returns"]
     pub const fn metrics_label(mut self, pool: &'static str) -> Self {
-        self.label = Some(pool);
+        self.choices.label = Some(pool);
         self
     }
 
@@ -369,13 +412,40 @@ impl Options {
     /// assert!(antpool::Options::new().capacity(2).validate().is_ok());
     /// ```
     pub const fn validate(&self) -> Result<(), BuildError> {
-        match self.config() {
+        match self.choices.config() {
             Ok(_) => Ok(()),
             Err(e) => Err(e),
         }
     }
 
+    /// The validated configuration.
     pub(crate) const fn config(&self) -> Result<Config, BuildError> {
+        self.choices.config()
+    }
+}
+
+impl Choices {
+    /// The defaults, with no capacity chosen yet.
+    const DEFAULT: Choices = Choices {
+        capacity: Capacity::Unset,
+        expiry: DEFAULT_EXPIRY,
+        disable_purge: false,
+        prealloc: false,
+        nonblocking: false,
+        max_blocking_tasks: 0,
+        queue_limit: 0,
+        min_idle: 0,
+        priorities: false,
+        reserve_for_high: 0,
+        starvation_bound: 0,
+        #[cfg(feature = "timings")]
+        sampling: crate::timings::Sampling::Off,
+        #[cfg(feature = "metrics")]
+        label: None,
+    };
+
+    /// The validated configuration.
+    const fn config(&self) -> Result<Config, BuildError> {
         if self.expiry.is_zero() {
             return Err(BuildError::InvalidExpiry);
         }
