@@ -56,7 +56,7 @@
 //! | `Timings`, `Histogram`, `Sampling`, `metrics` | how long tasks wait and run (features `timings`, `metrics`) |
 //! | [`Builder`], [`Options`] | every option, validated into [`BuildError`] |
 //! | [`SubmitError`], [`Task`], [`ReleaseError`] | rejected tasks come back inside the error |
-//! | [`Release`], [`Released`] | the futures of `release_async` and `wait_released_async`: waiting for the workers to exit |
+//! | [`Release`] | the future of `release_async` and `wait_released_async`: waiting for the workers to exit |
 //! | [`IdleQueue`], [`WorkerRing`] | the idle-worker policy (LIFO, or FIFO with `prealloc`, chosen at build; FIFO inline) |
 //! | [`port`] | for port authors: the platform traits (`Spawner`, `Signal`, `Clock`, `WorkerQueue`), and the std platform |
 //!
@@ -257,7 +257,7 @@ pub use priority::{Prioritized, Priority};
 #[cfg(feature = "alloc")]
 pub use queue::IdleQueue;
 pub use queue::WorkerRing;
-pub use release::{Release, Released};
+pub use release::Release;
 #[cfg(feature = "std")]
 pub use scope::{Scope, ScopedJoinHandle};
 pub use stats::Stats;

@@ -251,17 +251,6 @@ impl<K: Kind> MultiPoolOf<K> {
         self.sum(PoolOf::cap)
     }
 
-    /// How many pools there are.
-    ///
-    /// ```
-    /// let mp = antpool::MultiPool::new(2, 3, antpool::LoadBalancing::RoundRobin).unwrap();
-    /// assert_eq!(mp.len(), 2);
-    /// ```
-    #[allow(clippy::len_without_is_empty)] // never empty: 0 pools is a BuildError
-    pub fn len(&self) -> usize {
-        self.pools.len()
-    }
-
     /// Sets every pool's capacity to `capacity` (not the total: as ants'
     /// `Tune`); see [`PoolOf::tune`].
     ///
@@ -390,7 +379,7 @@ impl<Q: WorkerQueue, C: Clock + Clone, S: Spawner + Clone> MultiPoolOf<Closures<
     /// use antpool::{LoadBalancing, MultiPool, Pool};
     /// let builder = Pool::builder().capacity(2).nonblocking(true);
     /// let mp = MultiPool::from_builder(3, LoadBalancing::LeastTasks, builder).unwrap();
-    /// assert_eq!(mp.len(), 3);
+    /// assert_eq!(mp.cap(), Some(6));
     /// ```
     pub fn from_builder(
         n: usize,
@@ -469,7 +458,7 @@ where
     /// use antpool::{LoadBalancing, MultiPoolWithFunc, PoolWithFunc};
     /// let builder = PoolWithFunc::builder(|n: u32| drop(n)).capacity(2);
     /// let mf = MultiPoolWithFunc::from_builder(2, LoadBalancing::RoundRobin, builder).unwrap();
-    /// assert_eq!(mf.len(), 2);
+    /// assert_eq!(mf.cap(), Some(4));
     /// ```
     pub fn from_builder(
         n: usize,

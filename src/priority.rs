@@ -86,16 +86,4 @@ impl<'a, P: ?Sized> Prioritized<'a, P> {
     pub fn priority(&self) -> Priority {
         self.priority
     }
-
-    /// The pool behind the view.
-    ///
-    /// ```
-    /// let pool = antpool::Pool::new(1).unwrap();
-    /// let view = pool.with_priority(antpool::Priority::High);
-    /// assert_eq!(view.pool().cap(), Some(1));
-    /// ```
-    #[must_use]
-    pub fn pool(&self) -> &'a P {
-        self.pool
-    }
 }

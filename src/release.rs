@@ -1,8 +1,8 @@
 //! Closing a pool, and waiting for it to end: `release` and its timed, async
 //! and draining forms, `wait_released_*` and `reboot`, on every pool; and the
-//! futures that wait: [`Release`] (`release_async`: the pool is closed when it
-//! is made, the future only waits) and [`Released`] (`wait_released_async`: a
-//! wait resumed, or begun on an open pool). Built on `core::task` alone: no
+//! future that waits, [`Release`] (from `release_async`, which closes the
+//! pool when it is called, and from `wait_released_async`, which resumes a
+//! wait or begins one on an open pool). Built on `core::task` alone: no
 //! runtime, no `std`, no heap. The protocol is the engine's (`released.rs`).
 
 use core::fmt;
@@ -16,10 +16,12 @@ use crate::error::ReleaseError;
 use crate::kind::Kind;
 use crate::pool::PoolOf;
 
-/// The future of `release_async`, on every pool type (see
-/// [`Pool::release_async`](crate::Pool::release_async)): the pool **is already
+/// A wait for a pool's release to end: the future of
+/// [`release_async`](crate::PoolOf::release_async) — the pool **is already
 /// released** when you get it, as by `release`; the future only waits for
-/// every worker to exit.
+/// every worker to exit — and of
+/// [`wait_released_async`](crate::PoolOf::wait_released_async), which waits
+/// for a release first if the pool is open.
 ///
 /// It resolves `Ok(())` once no worker thread is left (every stop hook has
 /// run); [`ReleaseError::Closed`] at its first poll, without waiting, if the
@@ -46,7 +48,7 @@ use crate::pool::PoolOf;
 /// assert_eq!(pool.running(), 0);
 /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
 /// ```
-#[must_use = "the pool is already closed; awaiting waits for its workers, dropping stops waiting"]
+#[must_use = "futures do nothing unless awaited; after `release_async` the pool is closed already"]
 pub struct Release<'a> {
     wait: Drain<'a>,
 }
@@ -64,47 +66,6 @@ impl Future for Release<'_> {
 impl fmt::Debug for Release<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Release").finish_non_exhaustive()
-    }
-}
-
-/// The future of `wait_released_async`, on every pool type (see
-/// [`Pool::wait_released_async`](crate::Pool::wait_released_async)): waits
-/// until the pool is released and every worker has exited — the wait a
-/// dropped [`Release`] gave up, resumed. On a pool that is still open it
-/// waits for a release (by any handle) first.
-///
-/// It resolves `Ok(())` once no worker thread of the released pool is left
-/// (every stop hook has run), and [`ReleaseError::Reopened`] if a `reboot`
-/// reopened the pool first. Like any future it does nothing until polled;
-/// dropped, it leaves nothing behind.
-///
-/// ```
-/// use antpool::Pool;
-///
-/// let pool = Pool::new(2)?;
-/// pool.submit(|| ())?;
-/// drop(pool.release_async()); // released; the wait abandoned
-/// futures_executor::block_on(pool.wait_released_async())?;
-/// assert_eq!(pool.running(), 0);
-/// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
-/// ```
-#[must_use = "futures do nothing unless you `.await` or poll them"]
-pub struct Released<'a> {
-    wait: Drain<'a>,
-}
-
-impl Future for Released<'_> {
-    type Output = Result<(), ReleaseError>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        // SAFETY: as for `Release::poll`.
-        unsafe { self.map_unchecked_mut(|r| &mut r.wait) }.poll(cx)
-    }
-}
-
-impl fmt::Debug for Released<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Released").finish_non_exhaustive()
     }
 }
 
@@ -194,7 +155,8 @@ impl<K: Kind> PoolOf<K> {
     /// worker has exited: resumes the wait of a dropped `release_async`
     /// future. On an open pool it waits for a release (by any handle), then
     /// for the workers. Lazy, as futures are: nothing happens until it is
-    /// polled. See [`Released`].
+    /// polled, unlike `release_async`'s, which releases at the call. See
+    /// [`Release`].
     ///
     /// # Errors
     ///
@@ -208,8 +170,8 @@ impl<K: Kind> PoolOf<K> {
     /// futures_executor::block_on(pool.wait_released_async()).unwrap();
     /// assert_eq!(pool.running(), 0);
     /// ```
-    pub fn wait_released_async(&self) -> Released<'_> {
-        Released {
+    pub fn wait_released_async(&self) -> Release<'_> {
+        Release {
             wait: self.engine().wait_released_async(),
         }
     }

@@ -16,7 +16,7 @@ use std::task::Poll;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use antpool::{Pool, PoolWithFunc, Release, ReleaseError, Released};
+use antpool::{Pool, PoolWithFunc, Release, ReleaseError};
 use common::{Counter, Gate, PATIENCE, TestSpawner, counting_waker, eventually, occupy, poll_once};
 use futures_executor::block_on;
 
@@ -370,12 +370,11 @@ fn the_futures_are_send_borrow_the_pool_and_are_not_unpin() {
     impl<T: ?Sized> AmbiguousIfUnpin<()> for T {}
     impl<T: ?Sized + Unpin> AmbiguousIfUnpin<u8> for T {}
     <Release<'_> as AmbiguousIfUnpin<_>>::check();
-    <Released<'_> as AmbiguousIfUnpin<_>>::check();
 
     let pool = Pool::new(1).unwrap();
     let release: Release<'_> = pool.release_async();
     send(&release);
-    let wait: Released<'_> = pool.wait_released_async();
+    let wait: Release<'_> = pool.wait_released_async();
     send(&wait);
     assert_eq!(format!("{release:?}"), "Release { .. }");
     assert_eq!(
