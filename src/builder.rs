@@ -222,7 +222,7 @@ impl<M, Q, C, S> Builder<M, Q, C, S> {
     {
         let config = self.config()?;
         let queue = Q::with_capacity(config.capacity, config.prealloc);
-        let pieces = self.into_extra();
+        let pieces = self.extra;
         #[cfg(feature = "std")]
         let exec = exec::Exec::new(pieces.policy);
         #[cfg(not(feature = "std"))]
@@ -253,7 +253,7 @@ struct Assembly<M, C, S> {
 #[cfg(feature = "std")]
 impl<M, Q, C, S> Builder<M, Q, C, S> {
     pub(crate) fn policy_mut(&mut self) -> &mut crate::guard::policy::Policy {
-        &mut self.extra_mut().policy
+        &mut self.extra.policy
     }
 }
 

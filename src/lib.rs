@@ -200,9 +200,8 @@ mod owner;
 mod pause;
 mod pool;
 pub mod port;
-#[cfg(feature = "alloc")]
-mod prioritized;
 mod priority;
+mod priority_view;
 mod queue;
 mod release;
 #[cfg(feature = "std")]
@@ -251,9 +250,10 @@ pub use options::{DEFAULT_EXPIRY, MAX_CAPACITY, Options};
 #[cfg(feature = "alloc")]
 pub use pool::{Pool, PoolWithFunc};
 pub use pool::{PoolOf, StaticPoolWithFunc};
+pub use priority::Priority;
+pub use priority_view::Prioritized;
 #[cfg(feature = "std")]
-pub use prioritized::PrioritizedGroup;
-pub use priority::{Prioritized, Priority};
+pub use priority_view::PrioritizedGroup;
 #[cfg(feature = "alloc")]
 pub use queue::IdleQueue;
 pub use queue::WorkerRing;

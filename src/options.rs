@@ -79,8 +79,9 @@ enum Capacity {
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Options<X = ()> {
     choices: Choices,
-    /// What a builder holds besides the choices (`()` for plain options).
-    extra: X,
+    /// What a builder holds besides the choices (`()` for plain options):
+    /// its `Pieces`, which `builder.rs` reaches into.
+    pub(crate) extra: X,
 }
 
 /// The plain choices of an [`Options`].
@@ -135,25 +136,6 @@ impl<X> Options<X> {
         Options {
             choices: Choices::DEFAULT,
             extra,
-        }
-    }
-
-    /// What a builder holds besides the choices.
-    pub(crate) fn extra_mut(&mut self) -> &mut X {
-        &mut self.extra
-    }
-
-    /// What a builder holds besides the choices, taken out.
-    pub(crate) fn into_extra(self) -> X {
-        self.extra
-    }
-
-    /// The same choices around what `f` makes of the extra (a builder's
-    /// pieces, retyped or taken apart).
-    pub(crate) fn map_extra<Y>(self, f: impl FnOnce(X) -> Y) -> Options<Y> {
-        Options {
-            choices: self.choices,
-            extra: f(self.extra),
         }
     }
 
@@ -421,6 +403,19 @@ impl<X> Options<X> {
     /// The validated configuration.
     pub(crate) const fn config(&self) -> Result<Config, BuildError> {
         self.choices.config()
+    }
+}
+
+/// What a builder (feature `alloc`) needs of its options.
+#[cfg(feature = "alloc")]
+impl<X> Options<X> {
+    /// The same choices around what `f` makes of the extra: a builder's
+    /// pieces, retyped.
+    pub(crate) fn map_extra<Y>(self, f: impl FnOnce(X) -> Y) -> Options<Y> {
+        Options {
+            choices: self.choices,
+            extra: f(self.extra),
+        }
     }
 }
 

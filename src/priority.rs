@@ -1,5 +1,5 @@
-//! [`Priority`]: three levels of urgency a task can be submitted at, and
-//! [`Prioritized`], the view of a pool that submits at one of them.
+//! [`Priority`]: three levels of urgency a task can be submitted at (the
+//! view of a pool that submits at one of them is `priority_view.rs`).
 //!
 //! A pool built with `priorities(true)` keeps a queue and a line of blocked
 //! submitters per level: a worker takes the oldest task of the highest level
@@ -41,49 +41,5 @@ impl Priority {
             Priority::Normal => 1,
             Priority::Low => 2,
         }
-    }
-}
-
-/// A pool seen through one [`Priority`]: its submit methods submit at that
-/// level (`pool.with_priority(Priority::High).submit(f)`), with the pool's
-/// own signatures, errors and semantics. `Copy`: make one per call or keep it.
-///
-/// ```
-/// use antpool::{Pool, Priority};
-/// let pool = Pool::builder().capacity(2).priorities(true).build().unwrap();
-/// let urgent = pool.with_priority(Priority::High);
-/// urgent.submit(|| println!("first in line")).unwrap();
-/// assert_eq!(urgent.priority(), Priority::High);
-/// # pool.release_timeout(std::time::Duration::from_secs(5)).unwrap();
-/// ```
-#[derive(Debug)]
-pub struct Prioritized<'a, P: ?Sized> {
-    pub(crate) pool: &'a P,
-    pub(crate) priority: Priority,
-}
-
-impl<P: ?Sized> Clone for Prioritized<'_, P> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<P: ?Sized> Copy for Prioritized<'_, P> {}
-
-impl<'a, P: ?Sized> Prioritized<'a, P> {
-    #[cfg(feature = "alloc")]
-    pub(crate) fn new(pool: &'a P, priority: Priority) -> Self {
-        Prioritized { pool, priority }
-    }
-
-    /// The level this view submits at.
-    ///
-    /// ```
-    /// let pool = antpool::Pool::new(1).unwrap();
-    /// assert_eq!(pool.with_priority(antpool::Priority::Low).priority(), antpool::Priority::Low);
-    /// ```
-    #[must_use]
-    pub fn priority(&self) -> Priority {
-        self.priority
     }
 }

@@ -51,7 +51,7 @@ use crate::clock::Clock;
 use crate::engine::{Engine, Mode};
 use crate::error::SubmitError;
 use crate::join::error::JoinError;
-use crate::join::handle::{Holder, Reply, Slot, call};
+use crate::join::handle::{Holder, Reply, ResultSlot, call};
 use crate::pool::Pool;
 use crate::priority::Priority;
 use crate::queue::WorkerQueue;
@@ -114,12 +114,12 @@ impl ScopeData {
 
 /// A scoped task's result slot, and its place in the scope's count.
 struct Packet<T> {
-    slot: Slot<T>,
+    slot: ResultSlot<T>,
     scope: Arc<ScopeData>,
 }
 
-impl<T> AsRef<Slot<T>> for Packet<T> {
-    fn as_ref(&self) -> &Slot<T> {
+impl<T> AsRef<ResultSlot<T>> for Packet<T> {
+    fn as_ref(&self) -> &ResultSlot<T> {
         &self.slot
     }
 }
@@ -369,7 +369,7 @@ impl<'scope, 'env> Scope<'scope, 'env> {
             panic!("antpool: too many scoped tasks");
         }
         let packet = Arc::new(Packet {
-            slot: Slot::new(),
+            slot: ResultSlot::new(),
             scope: self.data.clone(),
         });
         let handle = ScopedJoinHandle {

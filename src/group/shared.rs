@@ -20,7 +20,7 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 
 use crate::guard::panic::note_skipped;
 use crate::join::error::JoinError;
-use crate::join::handle::{Holder, Reply, Slot, call};
+use crate::join::handle::{Holder, Reply, ResultSlot, call};
 use crate::sync::{AtomicU8, AtomicUsize, Ordering};
 use crate::task::{Runnable, Task};
 
@@ -55,7 +55,7 @@ const ARRIVED: u8 = 2;
 /// One task of a group: its slot (the phase decides who fills it, and holds
 /// the result until it is joined), where it reports, and who it is.
 pub(super) struct Entry<T> {
-    slot: Slot<T>,
+    slot: ResultSlot<T>,
     pub(super) group: Arc<Shared<T>>,
     pub(super) id: TaskId,
     /// Its place in the group's registry (`mod.rs`).
@@ -77,7 +77,7 @@ impl<T> Entry<T> {
         counted: bool,
     ) -> Self {
         Entry {
-            slot: Slot::new(),
+            slot: ResultSlot::new(),
             group,
             id,
             key,
@@ -103,8 +103,8 @@ impl<T> Entry<T> {
     }
 }
 
-impl<T> AsRef<Slot<T>> for Entry<T> {
-    fn as_ref(&self) -> &Slot<T> {
+impl<T> AsRef<ResultSlot<T>> for Entry<T> {
+    fn as_ref(&self) -> &ResultSlot<T> {
         &self.slot
     }
 }

@@ -39,7 +39,7 @@ use core::task::{Context, Poll};
 
 use super::error::JoinError;
 use super::handle::JoinHandle;
-use super::slot::Slot;
+use super::slot::ResultSlot;
 
 /// What an [`AbortHandle`] needs of a slot, whatever its result type.
 trait Abortable: Send + Sync {
@@ -47,13 +47,13 @@ trait Abortable: Send + Sync {
     fn is_finished(&self) -> bool;
 }
 
-impl<R: Send> Abortable for Slot<R> {
+impl<R: Send> Abortable for ResultSlot<R> {
     fn cancel(&self) -> bool {
-        Slot::cancel(self)
+        ResultSlot::cancel(self)
     }
 
     fn is_finished(&self) -> bool {
-        Slot::is_finished(self)
+        ResultSlot::is_finished(self)
     }
 }
 
@@ -85,7 +85,7 @@ pub struct AbortHandle {
 }
 
 impl AbortHandle {
-    pub(crate) fn new<R: Send + 'static>(slot: Arc<Slot<R>>) -> Self {
+    pub(crate) fn new<R: Send + 'static>(slot: Arc<ResultSlot<R>>) -> Self {
         AbortHandle { slot }
     }
 

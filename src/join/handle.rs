@@ -3,7 +3,7 @@
 //! the result and a waker, no lock — is in `slot.rs`, the [`JoinError`] it
 //! reports in `join_error.rs`, aborting from elsewhere in `abort.rs`.
 //!
-//! A spawned task and its handle share one [`Slot`] behind an `Arc`. The task
+//! A spawned task and its handle share one [`ResultSlot`] behind an `Arc`. The task
 //! side fills it exactly once — with the value, the panic payload, or, if the
 //! task is dropped without running (handed back by `release_drain`, or
 //! rejected and dropped), `Cancelled` — so a handle never waits for a task
@@ -29,7 +29,7 @@ use crate::error::{Rejected, SubmitError};
 use crate::task::{Runnable, SmallTask, Task};
 
 use super::error::JoinError;
-pub(crate) use super::slot::Slot;
+pub(crate) use super::slot::ResultSlot;
 
 /// A handle to a task's result: [`join`](JoinHandle::join) blocks for it,
 /// [`try_join`](JoinHandle::try_join) checks, and `.await` waits without blocking
@@ -46,12 +46,12 @@ pub(crate) use super::slot::Slot;
 /// ```
 #[must_use = "a dropped JoinHandle detaches its task; call join() or await it to get the result"]
 pub struct JoinHandle<R> {
-    pub(super) slot: Arc<Slot<R>>,
+    pub(super) slot: Arc<ResultSlot<R>>,
 }
 
 /// What holds a task's slot for its [`Reply`]: the slot itself, a scoped
 /// task's packet (`scope.rs`), or a task group's entry (`group/`).
-pub(crate) trait Holder<R>: AsRef<Slot<R>> {
+pub(crate) trait Holder<R>: AsRef<ResultSlot<R>> {
     /// The reply, dropping, filled the slot (`Cancelled`: the task was dropped
     /// unrun) and lets `holder` go. A group's entry reports there (the slot
     /// has no joiner of its own to wake); others just drop it.
@@ -60,11 +60,11 @@ pub(crate) trait Holder<R>: AsRef<Slot<R>> {
     }
 }
 
-impl<R> Holder<R> for Slot<R> {}
+impl<R> Holder<R> for ResultSlot<R> {}
 
 /// The task side of a [`JoinHandle`]: fills the slot once; dropped unfilled, it
 /// reports `Cancelled`. `P` is what holds the slot (see [`Holder`]).
-pub(crate) struct Reply<R, P: Holder<R> = Slot<R>> {
+pub(crate) struct Reply<R, P: Holder<R> = ResultSlot<R>> {
     slot: Option<Arc<P>>,
     result: PhantomData<fn(R)>,
 }
@@ -94,7 +94,7 @@ impl<R, P: Holder<R>> Reply<R, P> {
 
 /// A handle and the reply that completes it.
 pub(crate) fn pair<R>() -> (JoinHandle<R>, Reply<R>) {
-    let slot = Arc::new(Slot::new());
+    let slot = Arc::new(ResultSlot::new());
     (JoinHandle { slot: slot.clone() }, Reply::new(slot))
 }
 

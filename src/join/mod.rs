@@ -1,6 +1,6 @@
 //! What a caller gets back from a task (feature `std`): its
 //! [`JoinHandle`](handle::JoinHandle) over a lock-free result
-//! [`Slot`](slot::Slot), the [`JoinError`](error::JoinError) of a task that
+//! [`ResultSlot`](slot::ResultSlot), the [`JoinError`](error::JoinError) of a task that
 //! panicked or was cancelled, the [`AbortHandle`](abort::AbortHandle), and the
 //! [`SpawnAsync`](spawn_async::SpawnAsync) future of an async spawn. Built on
 //! the engine's submit and the caught panics of `guard/`; the faces above

@@ -1,12 +1,12 @@
-//! [`Slot`]: where a spawned task's result waits for its handle. One atomic
+//! [`ResultSlot`]: where a spawned task's result waits for its handle. One atomic
 //! byte, the result and the joiner's waker — no mutex, no condvar — so
 //! delivering a result costs the task one read-modify-write and, if someone
 //! waits, one wake-up (the protocol of tokio's task state and join waker).
 //!
 //! The byte holds the task's **phase** and two flags:
 //!
-//! * phase `QUEUED` → `STARTED` (the task begins: [`begin`](Slot::begin)) or
-//!   → `CANCELLED` (an abort, or the task dropped unrun: [`cancel`](Slot::cancel)),
+//! * phase `QUEUED` → `STARTED` (the task begins: [`begin`](ResultSlot::begin)) or
+//!   → `CANCELLED` (an abort, or the task dropped unrun: [`cancel`](ResultSlot::cancel)),
 //!   by one compare-and-swap. Whoever moves it out of `QUEUED` owns the one
 //!   right to fill the slot: the task after it ran, the canceller at once.
 //! * `COMPLETE`: the result is written. The filler writes it, then sets the
@@ -66,7 +66,7 @@ use loom::thread;
 
 /// Where a task's result waits for its handle: filled once by the task side,
 /// taken once by the handle side.
-pub(crate) struct Slot<R> {
+pub(crate) struct ResultSlot<R> {
     state: AtomicU8,
     /// Written once by the filler before `COMPLETE`; taken by the joiner
     /// after it (`None` again once taken).
@@ -79,20 +79,20 @@ pub(crate) struct Slot<R> {
 // lay out (the state's read-modify-writes order every hand-over); the result
 // moves from the filler's thread to the joiner's, so `R: Send`. A `Waker` is
 // `Send + Sync`.
-unsafe impl<R: Send> Send for Slot<R> {}
-// SAFETY: as above: a shared `&Slot` gives no access to a cell outside that
+unsafe impl<R: Send> Send for ResultSlot<R> {}
+// SAFETY: as above: a shared `&ResultSlot` gives no access to a cell outside that
 // protocol, and no `&R` (the result leaves only by value).
-unsafe impl<R: Send> Sync for Slot<R> {}
+unsafe impl<R: Send> Sync for ResultSlot<R> {}
 
 // A panic in the middle of a slot's operation leaves no broken state behind:
 // each step is one read-modify-write, and a cell is written whole or not at
 // all (as a `Mutex`'s poisoning would have nothing to report).
-impl<R> ::std::panic::UnwindSafe for Slot<R> {}
-impl<R> ::std::panic::RefUnwindSafe for Slot<R> {}
+impl<R> ::std::panic::UnwindSafe for ResultSlot<R> {}
+impl<R> ::std::panic::RefUnwindSafe for ResultSlot<R> {}
 
-impl<R> Slot<R> {
+impl<R> ResultSlot<R> {
     pub(crate) fn new() -> Self {
-        Slot {
+        ResultSlot {
             state: AtomicU8::new(QUEUED | JOIN_INTEREST),
             value: Cell::new(None),
             waker: Cell::new(None),
@@ -264,7 +264,7 @@ impl<R> Slot<R> {
     }
 }
 
-/// Wakes a thread blocked in [`Slot::join`].
+/// Wakes a thread blocked in [`ResultSlot::join`].
 struct Unpark(thread::Thread);
 
 impl ::std::task::Wake for Unpark {
@@ -277,8 +277,8 @@ impl ::std::task::Wake for Unpark {
     }
 }
 
-impl<R> AsRef<Slot<R>> for Slot<R> {
-    fn as_ref(&self) -> &Slot<R> {
+impl<R> AsRef<ResultSlot<R>> for ResultSlot<R> {
+    fn as_ref(&self) -> &ResultSlot<R> {
         self
     }
 }

@@ -1,7 +1,7 @@
 //! Submitting at a [`Priority`]: `with_priority` on every pool, and the
 //! [`Prioritized`] view's submit methods — each submits at the view's level
 //! with the pool's own signature, errors and semantics; and a task group's
-//! view, [`PrioritizedGroup`].
+//! view, [`PrioritizedGroup`] (`std`).
 
 use core::time::Duration;
 
@@ -9,13 +9,57 @@ use crate::clock::Clock;
 use crate::engine::Mode;
 use crate::error::SubmitError;
 use crate::exec::WorkFn;
+#[cfg(feature = "alloc")]
+use crate::kind::Closures;
 use crate::kind::sealed::{Storage, StorageReach};
-use crate::kind::{Calls, Closures, Kind};
+use crate::kind::{Calls, Kind};
 use crate::pool::PoolOf;
-use crate::priority::{Prioritized, Priority};
+use crate::priority::Priority;
 use crate::queue::WorkerQueue;
 use crate::spawner::Spawner;
-use crate::task::Task;
+
+/// A pool seen through one [`Priority`]: its submit methods submit at that
+/// level (`pool.with_priority(Priority::High).submit(f)`), with the pool's
+/// own signatures, errors and semantics. `Copy`: make one per call or keep it.
+///
+/// ```
+/// use antpool::{Pool, Priority};
+/// let pool = Pool::builder().capacity(2).priorities(true).build().unwrap();
+/// let urgent = pool.with_priority(Priority::High);
+/// urgent.submit(|| println!("first in line")).unwrap();
+/// assert_eq!(urgent.priority(), Priority::High);
+/// # pool.release_timeout(std::time::Duration::from_secs(5)).unwrap();
+/// ```
+#[derive(Debug)]
+pub struct Prioritized<'a, P: ?Sized> {
+    pub(crate) pool: &'a P,
+    pub(crate) priority: Priority,
+}
+
+impl<P: ?Sized> Clone for Prioritized<'_, P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P: ?Sized> Copy for Prioritized<'_, P> {}
+
+impl<'a, P: ?Sized> Prioritized<'a, P> {
+    pub(crate) fn new(pool: &'a P, priority: Priority) -> Self {
+        Prioritized { pool, priority }
+    }
+
+    /// The level this view submits at.
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(1).unwrap();
+    /// assert_eq!(pool.with_priority(antpool::Priority::Low).priority(), antpool::Priority::Low);
+    /// ```
+    #[must_use]
+    pub fn priority(&self) -> Priority {
+        self.priority
+    }
+}
 
 impl<K: Kind> PoolOf<K> {
     /// This pool seen through `priority`: the view's submit methods submit at
@@ -38,6 +82,7 @@ impl<K: Kind> PoolOf<K> {
     }
 }
 
+#[cfg(feature = "alloc")]
 impl<'a, Q: WorkerQueue, C: Clock, S: Spawner> Prioritized<'a, PoolOf<Closures<Q, C, S>>> {
     /// [`submit`](crate::Pool::submit) at the view's level.
     ///
@@ -49,7 +94,7 @@ impl<'a, Q: WorkerQueue, C: Clock, S: Spawner> Prioritized<'a, PoolOf<Closures<Q
     /// let pool = antpool::Pool::builder().capacity(2).priorities(true).build().unwrap();
     /// pool.with_priority(antpool::Priority::High).submit(|| ()).unwrap();
     /// ```
-    pub fn submit<T>(&self, task: T) -> Result<(), SubmitError<Task>>
+    pub fn submit<T>(&self, task: T) -> Result<(), SubmitError<crate::task::Task>>
     where
         T: FnOnce() + Send + 'static,
     {
@@ -66,7 +111,7 @@ impl<'a, Q: WorkerQueue, C: Clock, S: Spawner> Prioritized<'a, PoolOf<Closures<Q
     /// let pool = antpool::Pool::builder().capacity(2).priorities(true).build().unwrap();
     /// pool.with_priority(antpool::Priority::Low).try_submit(|| ()).unwrap();
     /// ```
-    pub fn try_submit<T>(&self, task: T) -> Result<(), SubmitError<Task>>
+    pub fn try_submit<T>(&self, task: T) -> Result<(), SubmitError<crate::task::Task>>
     where
         T: FnOnce() + Send + 'static,
     {
@@ -84,7 +129,11 @@ impl<'a, Q: WorkerQueue, C: Clock, S: Spawner> Prioritized<'a, PoolOf<Closures<Q
     /// let d = std::time::Duration::from_secs(1);
     /// pool.with_priority(antpool::Priority::High).submit_timeout(|| (), d).unwrap();
     /// ```
-    pub fn submit_timeout<T>(&self, task: T, timeout: Duration) -> Result<(), SubmitError<Task>>
+    pub fn submit_timeout<T>(
+        &self,
+        task: T,
+        timeout: Duration,
+    ) -> Result<(), SubmitError<crate::task::Task>>
     where
         T: FnOnce() + Send + 'static,
     {
@@ -106,7 +155,7 @@ impl<'a, Q: WorkerQueue, C: Clock, S: Spawner> Prioritized<'a, PoolOf<Closures<Q
     pub fn submit_async<T>(
         &self,
         task: T,
-    ) -> impl core::future::Future<Output = Result<(), SubmitError<Task>>>
+    ) -> impl core::future::Future<Output = Result<(), SubmitError<crate::task::Task>>>
     + Send
     + 'static
     + use<T, Q, C, S>
