@@ -218,51 +218,45 @@ mod trace;
 #[cfg(feature = "metrics")]
 pub mod metrics;
 
-#[cfg(feature = "alloc")]
-pub use builder::{Builder, ForFunc, Pieces, PoolBuilder, PoolWithFuncBuilder};
 pub use error::{BuildError, Rejected, ReleaseError, SubmitError};
 pub use exec::WorkFn;
-#[cfg(feature = "std")]
-pub use global::group;
-#[cfg(feature = "std")]
-pub use global::{
-    cap, configure, free, global, reboot, release, release_timeout, running, scope, spawn,
-    spawn_async, submit, submit_async,
-};
-#[cfg(feature = "std")]
-pub use group::{CancelToken, GroupError, GroupSpawnAsync, JoinNext, TaskGroup, TaskId, TimedOut};
-#[cfg(feature = "std")]
-pub use guard::panic::{current_worker_index, panic_message};
-#[cfg(feature = "std")]
-pub use guard::policy::PanicHandler;
-#[cfg(feature = "std")]
-pub use join::abort::{AbortHandle, AbortOnDrop};
-#[cfg(feature = "std")]
-pub use join::error::{JoinError, SpawnError};
-#[cfg(feature = "std")]
-pub use join::handle::JoinHandle;
-#[cfg(feature = "std")]
-pub use join::spawn_async::SpawnAsync;
-#[cfg(feature = "alloc")]
-pub use multi::{LoadBalancing, MultiPool, MultiPoolOf, MultiPoolWithFunc};
 pub use oneshot::{Oneshot, Recv};
 pub use options::{DEFAULT_EXPIRY, MAX_CAPACITY, Options};
-#[cfg(feature = "alloc")]
-pub use pool::{Pool, PoolWithFunc};
 pub use pool::{PoolOf, StaticPoolWithFunc};
 pub use priority::Priority;
 pub use priority_view::Prioritized;
-#[cfg(feature = "std")]
-pub use priority_view::PrioritizedGroup;
-#[cfg(feature = "alloc")]
-pub use queue::IdleQueue;
 pub use queue::WorkerRing;
 pub use release::Release;
-#[cfg(feature = "std")]
-pub use scope::{Scope, ScopedJoinHandle};
 pub use stats::Stats;
+
+// With a heap: the pools of closures, and the builders.
 #[cfg(feature = "alloc")]
-pub use task::Task;
+pub use self::{
+    builder::{Builder, ForFunc, Pieces, PoolBuilder, PoolWithFuncBuilder},
+    multi::{LoadBalancing, MultiPool, MultiPoolOf, MultiPoolWithFunc},
+    pool::{Pool, PoolWithFunc},
+    queue::IdleQueue,
+    task::Task,
+};
+
+// With `std`: results, groups, scopes, panics, and the default pool.
+#[cfg(feature = "std")]
+pub use self::{
+    global::{
+        cap, configure, free, global, group, reboot, release, release_timeout, running, scope,
+        spawn, spawn_async, submit, submit_async,
+    },
+    group::{CancelToken, GroupError, GroupSpawnAsync, JoinNext, TaskGroup, TaskId, TimedOut},
+    guard::panic::{current_worker_index, panic_message},
+    guard::policy::PanicHandler,
+    join::abort::{AbortHandle, AbortOnDrop},
+    join::error::{JoinError, SpawnError},
+    join::handle::JoinHandle,
+    join::spawn_async::SpawnAsync,
+    priority_view::PrioritizedGroup,
+    scope::{Scope, ScopedJoinHandle},
+};
+
 #[cfg(feature = "timings")]
 pub use timings::{Histogram, Sampling, Timings};
 
