@@ -247,51 +247,6 @@ where
         Admit::new(self.reach(), Call::new(arg), true, priority).map_err(Call::into_arg)
     }
 
-    /// Runs the pool's function on `arg` like [`invoke`](Self::invoke), and
-    /// returns a [`JoinHandle`](crate::JoinHandle) for what it returns. If the
-    /// function panics, the payload goes to the handle, not to the panic
-    /// handler (unless the handle was dropped first: then to the panic
-    /// handler).
-    ///
-    /// # Errors
-    ///
-    /// As for [`invoke`](Self::invoke): the argument comes back inside the
-    /// error, untouched.
-    ///
-    /// ```
-    /// let pool = antpool::PoolWithFunc::new(2, |n: u64| n * n).unwrap();
-    /// let handles: Vec<_> = (1..=3).map(|n| pool.call(n).unwrap()).collect();
-    /// let squares: Vec<u64> = handles.into_iter().map(|h| h.join().unwrap()).collect();
-    /// assert_eq!(squares, [1, 4, 9]);
-    /// ```
-    #[cfg(feature = "std")]
-    pub fn call<'a>(
-        &'a self,
-        arg: A,
-    ) -> Result<crate::join::handle::JoinHandle<F::Output>, SubmitError<A>>
-    where
-        H: StorageReach<'a>,
-    {
-        self.call_at(arg, Priority::Normal)
-    }
-
-    /// [`call`](Self::call) at `priority`.
-    #[cfg(feature = "std")]
-    pub(crate) fn call_at<'a>(
-        &'a self,
-        arg: A,
-        priority: Priority,
-    ) -> Result<crate::join::handle::JoinHandle<F::Output>, SubmitError<A>>
-    where
-        H: StorageReach<'a>,
-    {
-        let (handle, reply) = crate::join::handle::pair();
-        let call = Call::with_reply(arg, reply);
-        self.with_ref(|engine| Engine::submit(engine, call, Mode::Block, priority))
-            .map_err(|e| e.map(Call::into_arg))?;
-        Ok(handle)
-    }
-
     /// Hands `arg` to a worker that is parked waiting for work, and wakes it;
     /// if there is none, returns at once. Made for interrupt handlers: it
     /// never starts a thread, never waits, never queues `arg` behind other

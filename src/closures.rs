@@ -141,71 +141,6 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> PoolOf<Closures<Q, C, S>> {
             .map_err(|e| e.map(SmallTask::into_box))
     }
 
-    /// Runs `f` on a worker like [`submit`](Self::submit), and returns a
-    /// [`JoinHandle`](crate::JoinHandle) for its result: `join()` blocks for it,
-    /// `.await` waits for it in async code. If `f` panics, the payload goes to the
-    /// handle (as `Err`), not to the panic handler — unless the handle was
-    /// dropped before the task ended: then nobody would see it, and it goes to
-    /// the panic handler as a `submit`ted task's does.
-    ///
-    /// # Errors
-    ///
-    /// The closure `f` comes back inside the error, untouched: [`SubmitError::Overload`]
-    /// when the pool is saturated and may not block (`nonblocking`, or
-    /// `max_blocking_tasks` callers already waiting); [`SubmitError::Closed`] when the
-    /// pool is released (also while the call waits); [`SubmitError::SpawnFailed`] when a
-    /// new worker was needed and the platform could not start a thread (the pool's counts
-    /// are as before the call).
-    ///
-    /// ```
-    /// let pool = antpool::Pool::new(4).unwrap();
-    /// let handles: Vec<_> = (1..=4u64).map(|n| pool.spawn(move || n * n).unwrap()).collect();
-    /// let sum: u64 = handles.into_iter().map(|h| h.join().unwrap()).sum();
-    /// assert_eq!(sum, 30);
-    /// ```
-    ///
-    /// A rejected `f` comes back in the error as it was given (not boxed, in
-    /// a [`Rejected`](crate::Rejected) that keeps the error `Sync` whatever
-    /// `f` captures, so `?` works), and the caller can run it, keep it, or
-    /// read what it captured:
-    ///
-    /// ```
-    /// let pool = antpool::Pool::new(1).unwrap();
-    /// pool.release();
-    /// let err = pool.spawn(|| 6 * 7).unwrap_err();
-    /// assert!(err.is_closed());
-    /// let f = err.into_closure();
-    /// assert_eq!(f(), 42);
-    /// ```
-    #[cfg(feature = "std")]
-    pub fn spawn<F, R>(
-        &self,
-        f: F,
-    ) -> Result<crate::join::handle::JoinHandle<R>, SubmitError<crate::error::Rejected<F>>>
-    where
-        F: FnOnce() -> R + Send + 'static,
-        R: Send + 'static,
-    {
-        self.spawn_at(f, Mode::Block, Priority::Normal)
-    }
-
-    /// [`spawn`](Self::spawn) in `mode` at `priority`.
-    #[cfg(feature = "std")]
-    pub(crate) fn spawn_at<F, R>(
-        &self,
-        f: F,
-        mode: Mode,
-        priority: Priority,
-    ) -> Result<crate::join::handle::JoinHandle<R>, SubmitError<crate::error::Rejected<F>>>
-    where
-        F: FnOnce() -> R + Send + 'static,
-        R: Send + 'static,
-    {
-        crate::join::handle::spawn_with(f, |job| {
-            self.with_ref(|engine| Engine::submit(engine, job, mode, priority))
-        })
-    }
-
     /// [`submit`](Self::submit) for async code: a future that waits for room
     /// without blocking a thread, on any executor (no runtime is assumed).
     ///
@@ -274,63 +209,6 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> PoolOf<Closures<Q, C, S>> {
     {
         let task = SmallTask::new(task);
         Admit::new(self.reach(), task, true, priority).map_err(SmallTask::into_box)
-    }
-
-    /// [`spawn`](Self::spawn) for async code: waits for room as
-    /// [`submit_async`](Self::submit_async) does, then for the task's result,
-    /// and resolves to it — one `.await`, as tokio's
-    /// `spawn_blocking(f).await` — or to a [`SpawnError`](crate::SpawnError):
-    /// the closure refused (handed back), or the task panicked or was
-    /// cancelled. `'static + Send`, like `submit_async`'s future.
-    ///
-    /// Dropped before it resolves: if the pool has not taken the task, the
-    /// task is withdrawn and never runs; if it has, the task runs and its
-    /// result is dropped (as with a dropped [`JoinHandle`](crate::JoinHandle)).
-    /// [`abort_on_drop`](crate::SpawnAsync::abort_on_drop) aborts it instead if
-    /// it has not begun, and [`abort_handle`](crate::SpawnAsync::abort_handle)
-    /// aborts it from elsewhere.
-    ///
-    /// Cheaper than `submit_async` with a channel for the result: the result
-    /// travels in one slot without a lock, and a worker that takes the task
-    /// from the line does not wake the future for that (the result does).
-    ///
-    /// # Errors
-    ///
-    /// [`SpawnError::Submit`](crate::SpawnError::Submit) with the closure, as
-    /// [`spawn`](Self::spawn) refuses it; [`SpawnError::Join`](crate::SpawnError::Join)
-    /// if the task panicked or was cancelled.
-    ///
-    /// ```
-    /// # fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    /// let pool = antpool::Pool::new(2)?;
-    /// let answer = futures_executor::block_on(pool.spawn_async(|| 6 * 7))?;
-    /// assert_eq!(answer, 42);
-    /// # Ok(())
-    /// # }
-    /// ```
-    #[cfg(feature = "std")]
-    pub fn spawn_async<F, R>(&self, f: F) -> crate::join::spawn_async::SpawnAsync<F, R>
-    where
-        F: FnOnce() -> R + Send + 'static,
-        R: Send + 'static,
-    {
-        self.spawn_async_at(f, Priority::Normal)
-    }
-
-    /// [`spawn_async`](Self::spawn_async) at `priority`.
-    #[cfg(feature = "std")]
-    pub(crate) fn spawn_async_at<F, R>(
-        &self,
-        f: F,
-        priority: Priority,
-    ) -> crate::join::spawn_async::SpawnAsync<F, R>
-    where
-        F: FnOnce() -> R + Send + 'static,
-        R: Send + 'static,
-    {
-        let (handle, task) = crate::join::handle::spawned(f);
-        let admit = Admit::new(self.reach(), task, false, priority);
-        crate::join::spawn_async::SpawnAsync::new(alloc::boxed::Box::pin(admit), handle)
     }
 
     /// Like [`submit`](Self::submit), but never blocks: a saturated pool returns

@@ -61,34 +61,6 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> PoolOf<Closures<Q, C, S>> {
     {
         self.submit_at(task, Mode::Within(timeout), Priority::Normal)
     }
-
-    /// Like [`spawn`](Self::spawn), but waits at most `timeout` for room in a
-    /// saturated pool.
-    ///
-    /// # Errors
-    ///
-    /// The closure `f` comes back inside the error, untouched:
-    /// [`SubmitError::Timeout`] when the pool stayed saturated for all of
-    /// `timeout` (`f` never runs); otherwise as for [`spawn`](Self::spawn).
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// let pool = antpool::Pool::new(2).unwrap();
-    /// let h = pool.spawn_timeout(|| 6 * 7, Duration::from_millis(50)).unwrap();
-    /// assert_eq!(h.join().unwrap(), 42);
-    /// ```
-    #[cfg(feature = "std")]
-    pub fn spawn_timeout<F, R>(
-        &self,
-        f: F,
-        timeout: Duration,
-    ) -> Result<crate::join::handle::JoinHandle<R>, SubmitError<crate::error::Rejected<F>>>
-    where
-        F: FnOnce() -> R + Send + 'static,
-        R: Send + 'static,
-    {
-        self.spawn_at(f, Mode::Within(timeout), Priority::Normal)
-    }
 }
 
 impl<A, F, Q, C, S, H> PoolOf<Calls<A, F, Q, C, S, H>>

@@ -206,6 +206,8 @@ mod queue;
 mod release;
 #[cfg(feature = "std")]
 mod scope;
+#[cfg(feature = "std")]
+mod spawn;
 mod spawner;
 mod static_pool;
 mod stats;
@@ -246,14 +248,16 @@ pub use self::{
         cap, configure, free, global, group, reboot, release, release_timeout, running, scope,
         spawn, spawn_async, submit, submit_async,
     },
-    group::{CancelToken, GroupError, GroupSpawnAsync, JoinNext, TaskGroup, TaskId, TimedOut},
+    group::{
+        CancelToken, GroupError, GroupSpawnAsync, JoinNext, PrioritizedGroup, TaskGroup, TaskId,
+        TimedOut,
+    },
     guard::panic::{current_worker_index, panic_message},
     guard::policy::PanicHandler,
     join::abort::{AbortHandle, AbortOnDrop},
     join::error::{JoinError, SpawnError},
     join::handle::JoinHandle,
     join::spawn_async::SpawnAsync,
-    priority_view::PrioritizedGroup,
     scope::{Scope, ScopedJoinHandle},
 };
 

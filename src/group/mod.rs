@@ -75,6 +75,9 @@ mod join;
 mod shared;
 mod spawn_async;
 mod target;
+mod with_priority;
+
+pub use with_priority::PrioritizedGroup;
 
 use ::std::collections::VecDeque;
 use ::std::sync::Arc;
