@@ -10,6 +10,7 @@ use crate::clock::Clock;
 use crate::engine::{Config, Engine, boxed_slots};
 use crate::error::BuildError;
 use crate::exec::{self, CallFn, FnHooks, RunTask};
+use crate::kind::heap::SharedHome;
 use crate::options::Options;
 use crate::pool::{Pool, PoolOf, PoolWithFunc};
 use crate::queue::WorkerQueue;
@@ -349,7 +350,9 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> PoolBuilder<Q, C, S> {
             parts.exec.wrap(RunTask),
         );
         engine.add_levels(ring);
-        let pool = PoolOf::shared(engine);
+        let pool = PoolOf {
+            home: SharedHome::new(engine),
+        };
         warm(pool.with_ref(Engine::warm))?;
         Ok(pool)
     }
@@ -382,7 +385,9 @@ where
         let slots = boxed_slots(ring);
         let mut engine = Engine::new(config, queue, slots, ring, parts.clock, parts.spawner, exec);
         engine.add_levels(ring);
-        let pool = PoolOf::shared(engine);
+        let pool = PoolOf {
+            home: SharedHome::new(engine),
+        };
         warm(pool.with_ref(Engine::warm))?;
         Ok(pool)
     }

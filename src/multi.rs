@@ -362,7 +362,7 @@ impl MultiPool {
     /// assert_eq!(MultiPool::new(0, 5, LoadBalancing::RoundRobin).unwrap_err(), BuildError::InvalidMultiPoolSize);
     /// ```
     pub fn new(n: usize, capacity: usize, balancing: LoadBalancing) -> Result<Self, BuildError> {
-        Self::from_builder(n, balancing, crate::Pool::builder().capacity(capacity))
+        Self::from_builder(n, balancing, crate::pool::Pool::builder().capacity(capacity))
     }
 }
 
@@ -433,7 +433,7 @@ impl<A: Send + 'static, F: WorkFn<A> + Clone> MultiPoolWithFunc<A, F> {
         balancing: LoadBalancing,
         func: F,
     ) -> Result<Self, BuildError> {
-        let builder = crate::PoolWithFunc::builder(func).capacity(capacity);
+        let builder = crate::pool::PoolWithFunc::builder(func).capacity(capacity);
         Self::from_builder(n, balancing, builder)
     }
 }

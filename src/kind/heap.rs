@@ -127,12 +127,3 @@ impl<K: Sealed> Clone for SharedHome<K> {
         }
     }
 }
-
-impl<K: Sealed<Home = SharedHome<K>> + Kind> crate::pool::PoolOf<K> {
-    /// The first handle to a new heap pool's engine.
-    pub(crate) fn shared(engine: Engine<K>) -> Self {
-        crate::pool::PoolOf {
-            home: SharedHome::new(engine),
-        }
-    }
-}
