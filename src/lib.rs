@@ -28,7 +28,7 @@
 //! | closures of any kind | [`Pool`] | `submit`, `spawn` → [`JoinHandle`], `try_submit`; boxed only when a closure is larger than three words |
 //! | one function over many arguments | [`PoolWithFunc`] | `invoke(arg)`, `call(arg)` → [`JoinHandle`]; no allocation per task |
 //! | no heap, or a pool in a `static` | [`StaticPoolWithFunc`] | the same, with its `N` worker slots inline; on any platform through [`port`] |
-//! | many submitters on many cores | [`MultiPool`], [`MultiPoolWithFunc`] | `n` pools behind one face, by [`LoadBalancing`] |
+//! | code ported from ants' `MultiPool` | [`MultiPool`], [`MultiPoolWithFunc`] | `n` pools behind one handle, by [`LoadBalancing`] (ants' API, no more) |
 //! | tasks that borrow from your stack | [`Pool::scope`], [`scope`] | a [`Scope`] whose tasks may borrow; it returns when they have all finished |
 //! | tasks to join as they complete, or cancel together | [`Pool::group`], [`group`] | a [`TaskGroup`]: `join_next` (async: cancel-safe), `join_all`, `abort_all`, `cancel_on_error` |
 //! | an occasional task, no setup | [`submit`], [`spawn`] | the default pool: unbounded, created on first use (or [`configure`]d once before) |
@@ -46,15 +46,15 @@
 //!
 //! | items | what |
 //! |---|---|
-//! | [`Pool`], [`PoolWithFunc`], [`StaticPoolWithFunc`] | the pools: boxed closures; one function over typed arguments; the same in a `static` |
-//! | [`MultiPool`], [`MultiPoolWithFunc`], [`LoadBalancing`] | several pools behind one face |
+//! | [`Pool`], [`PoolWithFunc`], [`StaticPoolWithFunc`] | the pools: boxed closures; one function over typed arguments; the same in a `static`. Each is a [`PoolOf`] of a [`kind`]: a method every pool has is written once, on `PoolOf` |
+//! | [`MultiPool`], [`MultiPoolWithFunc`], [`LoadBalancing`] | several pools behind one handle ([`MultiPoolOf`]) |
 //! | [`submit`], [`spawn`], [`running`], [`release_timeout`], [`global`], … | the default pool, created on first use |
 //! | [`JoinHandle`], [`JoinError`], [`WorkFn`], [`panic_message`] | results of `spawn` and `call`: join, poll or `.await`; panics |
 //! | [`Scope`], [`ScopedJoinHandle`], [`scope`] | tasks that borrow from the caller's stack (`std`) |
 //! | [`TaskGroup`], [`TaskId`], [`CancelToken`], [`GroupError`], [`group`] | task groups: joined as they complete, cancelled together (`std`) |
 //! | [`Stats`] | a lock-free snapshot of a pool's counters |
 //! | `Timings`, `Histogram`, `Sampling`, `metrics` | how long tasks wait and run (features `timings`, `metrics`) |
-//! | [`Builder`], [`Options`] | every option, validated into [`BuildError`] |
+//! | [`Options`], [`Builder`] | every option, validated into [`BuildError`]; a builder is `Options` around its [`Pieces`] (platform, hooks, what it runs) |
 //! | [`SubmitError`], [`Task`], [`ReleaseError`] | rejected tasks come back inside the error |
 //! | [`Release`] | the future of `release_async` and `wait_released_async`: waiting for the workers to exit |
 //! | [`IdleQueue`], [`WorkerRing`] | the idle-worker policy (LIFO, or FIFO with `prealloc`, chosen at build; FIFO inline) |
