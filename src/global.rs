@@ -11,6 +11,7 @@ use core::time::Duration;
 use crate::builder::PoolBuilder;
 use crate::error::{BuildError, ReleaseError, SubmitError};
 use crate::pool::Pool;
+use crate::release::Release;
 use crate::task::Task;
 
 static DEFAULT: OnceLock<Pool> = OnceLock::new();
@@ -20,29 +21,12 @@ fn pool() -> &'static Pool {
     DEFAULT.get_or_init(Pool::unbounded)
 }
 
-/// The default pool itself, for every method a [`Pool`] has beyond the free
-/// functions here: created (without any thread) on first use — unbounded,
-/// unless [`configure`]d first — and never dropped.
-///
-/// ```
-/// antpool::submit(|| ())?;
-/// antpool::global().wait_idle();
-/// let release = antpool::global().release_async(); // closed now
-/// futures_executor::block_on(release)?;
-/// antpool::global().reboot();
-/// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
-/// ```
-#[must_use]
-pub fn global() -> &'static Pool {
-    pool()
-}
-
 /// Makes the default pool from `builder` instead of the unbounded default, as
 /// rayon's `build_global` does: once, before the pool's first use (any
-/// function of this module but the read-only `running`, `cap` and `free`;
-/// [`global`] is a use). A capacity bounds how many threads `antpool::spawn`
-/// calls across a whole program start; a pool that blocks at capacity makes
-/// them wait.
+/// function of this module but the read-only `running`, `cap`, `free` and
+/// `wait_idle`; waiting for a release is a use). A capacity bounds how many
+/// threads `antpool::spawn` calls across a whole program start; a pool that
+/// blocks at capacity makes them wait.
 ///
 /// # Errors
 ///
@@ -57,7 +41,7 @@ pub fn global() -> &'static Pool {
 /// for _ in 0..10 {
 ///     antpool::submit(|| ())?; // queued beyond the two workers, never a third thread
 /// }
-/// antpool::global().wait_idle();
+/// antpool::wait_idle();
 /// assert_eq!(
 ///     antpool::configure(antpool::Pool::builder().capacity(8)),
 ///     Err(antpool::BuildError::DefaultPoolExists)
@@ -242,6 +226,18 @@ pub fn free() -> Option<usize> {
     DEFAULT.get().and_then(Pool::free)
 }
 
+/// Blocks until the default pool has no task running.
+///
+/// ```
+/// antpool::submit(|| ()).unwrap();
+/// antpool::wait_idle();
+/// ```
+pub fn wait_idle() {
+    if let Some(pool) = DEFAULT.get() {
+        pool.wait_idle();
+    }
+}
+
 /// Releases the default pool (see [`Pool::release`]): later submits get
 /// `Closed` until [`reboot`].
 ///
@@ -269,6 +265,60 @@ pub fn release() {
 /// ```
 pub fn release_timeout(timeout: Duration) -> Result<(), ReleaseError> {
     pool().release_timeout(timeout)
+}
+
+/// Releases the default pool **now** (see [`Pool::release_async`]) and returns
+/// a future that waits, without holding a thread, for its workers to exit;
+/// dropping it abandons the wait only (the pool stays released until
+/// [`reboot`]).
+///
+/// # Errors
+///
+/// [`ReleaseError::Closed`] at the first poll if the default pool was already
+/// released; [`ReleaseError::Reopened`] if a [`reboot`] came before its
+/// workers were gone.
+///
+/// ```no_run
+/// futures_executor::block_on(antpool::release_async()).unwrap();
+/// assert_eq!(antpool::running(), 0);
+/// antpool::reboot();
+/// ```
+pub fn release_async() -> Release<'static> {
+    pool().release_async()
+}
+
+/// Waits, without holding a thread, until the default pool is released and
+/// its workers have exited (see [`Pool::wait_released_async`]): the wait of a
+/// dropped [`release_async`] future, resumed. On an open pool it waits for a
+/// release first. Counts as a use of the default pool (see [`configure`]).
+///
+/// # Errors
+///
+/// [`ReleaseError::Reopened`] if a [`reboot`] came before the workers were
+/// gone.
+///
+/// ```no_run
+/// drop(antpool::release_async()); // released; the wait abandoned
+/// futures_executor::block_on(antpool::wait_released_async()).unwrap();
+/// antpool::reboot();
+/// ```
+pub fn wait_released_async() -> Release<'static> {
+    pool().wait_released_async()
+}
+
+/// Blocks until the default pool is released and its workers have exited,
+/// for at most `timeout`: `true` if so, `false` if the time ran out or a
+/// [`reboot`] came first (see [`Pool::wait_released_timeout`]). Counts as a
+/// use of the default pool (see [`configure`]).
+///
+/// ```no_run
+/// antpool::release();
+/// assert!(antpool::wait_released_timeout(std::time::Duration::from_secs(5)));
+/// antpool::reboot();
+/// ```
+#[must_use]
+pub fn wait_released_timeout(timeout: Duration) -> bool {
+    pool().wait_released_timeout(timeout)
 }
 
 /// Reopens the default pool after a release.

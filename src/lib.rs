@@ -48,7 +48,7 @@
 //! |---|---|
 //! | [`Pool`], [`PoolWithFunc`], [`StaticPoolWithFunc`] | the pools: boxed closures; one function over typed arguments; the same in a `static`. Each is a [`PoolOf`] of a [`kind`]: a method every pool has is written once, on `PoolOf` |
 //! | [`MultiPool`], [`MultiPoolWithFunc`], [`LoadBalancing`] | several pools behind one handle ([`MultiPoolOf`]) |
-//! | [`submit`], [`spawn`], [`running`], [`release_timeout`], [`global`], … | the default pool, created on first use |
+//! | [`submit`], [`spawn`], [`running`], [`release_timeout`], [`release_async`], … | the default pool, created on first use |
 //! | [`JoinHandle`], [`JoinError`], [`WorkFn`], [`panic_message`] | results of `spawn` and `call`: join, poll or `.await`; panics |
 //! | [`Scope`], [`ScopedJoinHandle`], [`scope`] | tasks that borrow from the caller's stack (`std`) |
 //! | [`TaskGroup`], [`TaskId`], [`CancelToken`], [`GroupError`], [`group`] | task groups: joined as they complete, cancelled together (`std`) |
@@ -245,8 +245,9 @@ pub use self::{
 #[cfg(feature = "std")]
 pub use self::{
     global::{
-        cap, configure, free, global, group, reboot, release, release_timeout, running, scope,
-        spawn, spawn_async, submit, submit_async,
+        cap, configure, free, group, reboot, release, release_async, release_timeout, running,
+        scope, spawn, spawn_async, submit, submit_async, wait_idle, wait_released_async,
+        wait_released_timeout,
     },
     group::{
         CancelToken, GroupError, GroupSpawnAsync, JoinNext, PrioritizedGroup, TaskGroup, TaskId,

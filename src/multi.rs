@@ -362,7 +362,11 @@ impl MultiPool {
     /// assert_eq!(MultiPool::new(0, 5, LoadBalancing::RoundRobin).unwrap_err(), BuildError::InvalidMultiPoolSize);
     /// ```
     pub fn new(n: usize, capacity: usize, balancing: LoadBalancing) -> Result<Self, BuildError> {
-        Self::from_builder(n, balancing, crate::pool::Pool::builder().capacity(capacity))
+        Self::from_builder(
+            n,
+            balancing,
+            crate::pool::Pool::builder().capacity(capacity),
+        )
     }
 }
 

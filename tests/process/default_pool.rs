@@ -40,7 +40,7 @@ fn created_on_first_use_then_released_and_rebooted() {
     assert_eq!(antpool::cap(), None, "unbounded");
     assert!(std::fs::read_dir("/proc/self/task").unwrap().count() > baseline);
     assert_eq!(antpool::spawn(|| 6 * 7).unwrap().join().unwrap(), 42);
-    antpool::global().wait_idle();
+    antpool::wait_idle();
 
     antpool::release_timeout(Duration::from_secs(10)).unwrap();
     assert_eq!(antpool::running(), 0);
@@ -74,24 +74,24 @@ fn releases_asynchronously_and_reboots() {
     let gate = Gate::new();
     let g = gate.clone();
     antpool::submit(move || g.wait()).unwrap();
-    let release = antpool::global().release_async();
+    let release = antpool::release_async();
     assert!(antpool::submit(|| ()).unwrap_err().is_closed());
     gate.open();
     assert_eq!(block_on(release), Ok(()));
     assert_eq!(antpool::running(), 0);
     assert_eq!(
-        block_on(antpool::global().release_async()),
+        block_on(antpool::release_async()),
         Err(antpool::ReleaseError::Closed)
     );
-    assert_eq!(block_on(antpool::global().wait_released_async()), Ok(()));
-    assert!(antpool::global().wait_released_timeout(Duration::ZERO));
+    assert_eq!(block_on(antpool::wait_released_async()), Ok(()));
+    assert!(antpool::wait_released_timeout(Duration::ZERO));
     antpool::reboot();
     antpool::submit(|| ()).unwrap();
     let waiting = Arc::new(Counter::new());
     let w = waiting.clone();
     let waiter = std::thread::spawn(move || {
         w.add();
-        antpool::global().wait_released_timeout(PATIENCE)
+        antpool::wait_released_timeout(PATIENCE)
     });
     assert!(waiting.reaches(1));
     antpool::release();
