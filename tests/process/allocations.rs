@@ -1,7 +1,7 @@
 //! A hand-off to an idle worker allocates nothing: not for `PoolWithFunc`, and not
 //! for a `Pool` task whose closure fits in three words (it travels inline); a
 //! bigger closure costs exactly its one box. Counted by a global allocator,
-//! process-wide: the test holds the binary's other tests off.
+//! counting only the test's own thread and the pools' workers.
 //!
 //! Both pools pre-allocate their idle queue: otherwise a worker's first park
 //! grows it, and `idle()` already counts a worker that has finished its task
@@ -20,10 +20,28 @@ struct Counting;
 
 static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 
+std::thread_local! {
+    /// Whether this thread's allocations count: the test's own thread and the
+    /// pools' workers (their start hook sets it), not the test harness's
+    /// threads, which come and go beside them.
+    static COUNTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Counts this thread's allocations from now on.
+fn count_this_thread() {
+    COUNTED.with(|counted| counted.set(true));
+}
+
+fn counted() -> bool {
+    COUNTED.try_with(std::cell::Cell::get).unwrap_or(false)
+}
+
 // SAFETY: forwards to `System`, only counting.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        if counted() {
+            ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        }
         // SAFETY: the caller's contract is passed on unchanged.
         unsafe { System.alloc(layout) }
     }
@@ -32,7 +50,9 @@ unsafe impl GlobalAlloc for Counting {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        if counted() {
+            ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        }
         // SAFETY: the caller's contract is passed on unchanged.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -53,6 +73,7 @@ fn allocations_during(idle: impl Fn() -> usize, work: impl FnOnce()) -> usize {
 #[test]
 fn a_hand_off_allocates_nothing_but_a_big_closures_box() {
     let _alone = common::serial();
+    count_this_thread();
     // PoolWithFunc: the argument travels by value in the worker's mailbox.
     static RUNS: AtomicUsize = AtomicUsize::new(0);
     let func_pool = PoolWithFunc::builder(|n: usize| {
@@ -60,6 +81,7 @@ fn a_hand_off_allocates_nothing_but_a_big_closures_box() {
     })
     .capacity(1)
     .prealloc(true)
+    .on_worker_start(count_this_thread)
     .build()
     .unwrap();
     func_pool.invoke(1).unwrap(); // starts the worker (a thread: allocates)
@@ -71,7 +93,12 @@ fn a_hand_off_allocates_nothing_but_a_big_closures_box() {
     assert!(eventually(|| RUNS.load(Ordering::SeqCst) == 101));
 
     // Pool, small closure (one `Arc` captured): inline, no allocation.
-    let pool = Pool::builder().capacity(1).prealloc(true).build().unwrap();
+    let pool = Pool::builder()
+        .capacity(1)
+        .prealloc(true)
+        .on_worker_start(count_this_thread)
+        .build()
+        .unwrap();
     let done = Counter::new();
     let d = done.clone();
     pool.submit(move || d.add()).unwrap();

@@ -1,18 +1,18 @@
-//! `release_timeout` leaves no OS thread behind, counted in /proc/self/task.
-//! (It holds the binary's other tests off, so no other test's threads disturb
-//! the count.)
+//! `release_timeout` leaves no OS thread behind: the pools' worker threads,
+//! counted by name in /proc/self/task (the test harness's own threads come
+//! and go beside them).
 
 use crate::common;
 
 use std::time::Duration;
 
 use antpool::Pool;
-use common::{Counter, eventually, os_threads};
+use common::{Counter, eventually, worker_threads};
 
 #[test]
 fn no_thread_outlives_release_timeout_across_many_pools() {
     let _alone = common::serial();
-    let baseline = os_threads();
+    let baseline = worker_threads();
     let mut peak = baseline;
     for cycle in 0..100 {
         let pool = Pool::new(8).unwrap();
@@ -25,15 +25,15 @@ fn no_thread_outlives_release_timeout_across_many_pools() {
             })
             .unwrap();
         }
-        peak = peak.max(os_threads());
+        peak = peak.max(worker_threads());
         pool.release_timeout(Duration::from_secs(10)).unwrap();
         assert_eq!(done.get(), 64);
         // The workers' thread functions have returned; give the OS a moment to
         // reap the threads, then the count must be back where it started.
         assert!(
-            eventually(|| os_threads() == baseline),
+            eventually(|| worker_threads() == baseline),
             "cycle {cycle}: {} threads, baseline {baseline}",
-            os_threads()
+            worker_threads()
         );
     }
     assert!(

@@ -14,7 +14,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use antpool::{Pool, PoolWithFunc};
-use common::{Counter, Gate, eventually, os_threads};
+use common::{Counter, Gate, eventually, os_threads, worker_threads};
 
 /// A stack no 64-bit Linux process can map: 1 PiB, past the 47-bit user
 /// address space (and past any RAM with overcommit on).
@@ -25,7 +25,7 @@ fn a_stack_the_os_cannot_map_hands_every_task_back_in_every_mode() {
     let _alone = common::serial();
     let mut modes = common::bounded_modes(2, 8).to_vec();
     modes.push(("unbounded".to_owned(), Pool::builder().unbounded()));
-    let threads_before = os_threads();
+    let threads_before = worker_threads();
     for (name, builder) in modes {
         let pool = builder.stack_size(UNMAPPABLE).build().unwrap();
         let ran = Counter::new();
@@ -76,7 +76,7 @@ fn a_stack_the_os_cannot_map_hands_every_task_back_in_every_mode() {
     pool.release_timeout(Duration::from_secs(5)).unwrap();
 
     assert!(
-        eventually(|| os_threads() <= threads_before),
+        eventually(|| worker_threads() <= threads_before),
         "no thread was started or left behind"
     );
 }
@@ -133,6 +133,8 @@ fn out_of_address_space_child() {
         .expiry(Duration::from_millis(20))
         .build()
         .unwrap();
+    // All of this process's threads: it runs this test alone (reading thread
+    // names allocates, which the limit below may refuse).
     let threads_before = os_threads();
     // Room for a few workers' stacks (and a malloc arena or two) above what the
     // process maps now; 64 workers would need 2 GiB.

@@ -87,6 +87,17 @@ pub fn os_threads() -> usize {
         .count()
 }
 
+/// The threads of this process whose name starts as the std spawner names
+/// its workers (`antpool-worker-N`; the kernel keeps 15 bytes of a name):
+/// what a pool started, whatever else the test harness runs beside it.
+pub fn worker_threads() -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .expect("/proc/self/task (these tests run on Linux)")
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
+        .filter(|name| name.starts_with("antpool-worker"))
+        .count()
+}
+
 /// A `StdSpawner` that counts the worker threads it started and that have ended,
 /// and fails the spawns that `fail` picks (by 0-based spawn number).
 #[derive(Clone)]
