@@ -2,18 +2,31 @@
 //! pool's workers are FreeRTOS tasks made by `FreeRtosSpawner`, parked on task
 //! notifications, timed by the tick counter, locked by critical sections.
 //!
+//! The checks every port runs come from the port kit (`antpool-portkit`):
+//! the signal contract, the lock, every job once, the capacity, expiry,
+//! blocking and non-blocking submits, `tune`, release leaving no task, a
+//! refused spawn, `StaticPoolWithFunc` with no heap, the interrupt path (in
+//! the kernel's tick interrupt, with the port's `isr` feature) and async
+//! results. Around them, what is FreeRTOS's own: a pool used before the
+//! scheduler starts, and a heap pool (`PoolWithFunc`) whose expired workers'
+//! tasks the kernel deletes.
+//!
 //! The scheduler owns the process, so this is a `harness = false` test: one
 //! controlling task runs every check, prints `N passed, N failed`, and ends the
 //! process with the result.
 
+use std::fmt::Arguments;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering::Relaxed};
 use std::time::Duration;
 
-use antpool::port::{Signal, Spawner};
-use antpool::{Options, PoolWithFunc, StaticPoolWithFunc, SubmitError, WorkerRing};
-use antpool_freertos::{CriticalSection, FreeRtosSpawner, TickClock};
-use antpool_freertos_sim::{Checks, delay, run, say, spawn_task, task_count, ticks, wait_until};
+use antpool::port::Spawner;
+use antpool::{PoolWithFunc, WorkerRing};
+use antpool_freertos::{FreeRtosSpawner, TickClock};
+use antpool_freertos_sim::{
+    Checks, delay, run, say, set_tick_interrupt, task_count, ticks, wait_until,
+};
+use antpool_portkit::{Pools, Port};
 
 const TICK_HZ: u32 = 1_000;
 const CLOCK: TickClock = TickClock::new(TICK_HZ);
@@ -30,7 +43,68 @@ const CAP: usize = 4;
 const JOBS: usize = 4_000;
 const EXPIRY_TICKS: u64 = 100;
 
-/// What the jobs of the main pool record.
+/// The kernel's tasks before any pool made one: the controller, the idle
+/// and timer tasks.
+static BASELINE: AtomicUsize = AtomicUsize::new(0);
+
+/// FreeRTOS as the port kit sees it.
+struct FreeRtos;
+
+extern "C" fn each_tick() {
+    antpool_portkit::interrupt();
+}
+
+impl Port for FreeRtos {
+    type Clock = TickClock;
+    type Spawner = FreeRtosSpawner;
+    type Refusing = FreeRtosSpawner;
+    const NAME: &'static str = "FreeRTOS V11.2.0, Posix simulator";
+    const CLOCK: TickClock = CLOCK;
+    const SPAWNER: FreeRtosSpawner = SPAWNER;
+    /// A stack far larger than the kernel's 4 MiB heap: xTaskCreate fails.
+    const REFUSING: FreeRtosSpawner = SPAWNER.stack_words(1 << 24);
+
+    fn print(line: Arguments<'_>) {
+        say!("{line}");
+    }
+
+    fn sleep(ticks: u32) {
+        delay(ticks.into());
+    }
+
+    fn ticks() -> u64 {
+        CLOCK.ticks()
+    }
+
+    fn tick_hz() -> u32 {
+        TICK_HZ
+    }
+
+    /// Tasks made for workers and not yet deleted (the idle task deletes a
+    /// task that deleted itself a moment later).
+    fn worker_threads() -> usize {
+        task_count().saturating_sub(BASELINE.load(Relaxed))
+    }
+
+    /// The kernel's tick interrupt: 1 kHz, whatever `hz` asks.
+    fn start_interrupts(_hz: u32) -> Result<(), &'static str> {
+        set_tick_interrupt(Some(each_tick));
+        Ok(())
+    }
+
+    fn stop_interrupts() {
+        set_tick_interrupt(None);
+    }
+
+    fn in_interrupt() -> bool {
+        antpool_freertos_sim::in_tick_interrupt()
+    }
+}
+
+/// The kit's pools: every one a `StaticPoolWithFunc` over `SPAWNER`.
+static POOLS: Pools<FreeRtos> = Pools::new();
+
+/// What the jobs of the heap pool record.
 struct Ledger {
     /// How many times each job ran.
     ran: Vec<AtomicU8>,
@@ -86,74 +160,20 @@ fn main() {
             early_message,
         );
         let baseline = task_count();
-        signal_contract(checks);
-        critical_section_has_one_holder(checks);
-        every_job_once_within_capacity_then_expiry(checks, baseline);
-        release_timeout_ends_every_worker_task(checks, baseline);
-        blocked_submitter_is_woken(checks, baseline);
-        spawn_failure_hands_the_argument_back(checks);
-        static_pool_without_heap(checks, baseline);
+        BASELINE.store(baseline, Relaxed);
+        let mut kit = antpool_portkit::Checks::new(FreeRtos::print);
+        let findings = antpool_portkit::run(&POOLS, &mut kit);
+        say!("kit findings: {findings:?}");
+        checks.passed += kit.passed();
+        checks.failed += kit.failed();
+        heap_pool_tasks_come_and_go(checks, baseline);
     })
 }
 
-/// The pool's lock on FreeRTOS has one holder at a time, its own task included
-/// (kernel critical sections nest; the lock must not).
-fn critical_section_has_one_holder(checks: &mut Checks) {
-    use antpool::port::lock_api::RawMutex;
-    say!("critical section");
-    let lock = CriticalSection::INIT;
-    lock.lock();
-    let second = lock.try_lock();
-    let still_held = lock.is_locked();
-    // SAFETY: locked above by this task, once (the failed try_lock took nothing).
-    unsafe { lock.unlock() };
-    let free_again = !lock.is_locked() && lock.try_lock();
-    // SAFETY: the successful try_lock just above.
-    unsafe { lock.unlock() };
-    checks.check(
-        "a held CriticalSection refuses a second holder, and frees on unlock",
-        !second && still_held && free_again,
-        format!(
-            "second try_lock = {second}, held after it = {still_held}, free again = {free_again}"
-        ),
-    );
-}
-
-/// The port's `Signal` keeps the antpool contract on the kernel.
-fn signal_contract(checks: &mut Checks) {
-    say!("signal");
-    let signal = SPAWNER.signal();
-    // SAFETY: `signal` is alive for the whole call.
-    unsafe { Signal::notify(&signal) };
-    checks.check(
-        "a notify before the wait is kept",
-        signal.wait_timeout(Duration::ZERO),
-        "",
-    );
-    let start = ticks();
-    let woken = signal.wait_timeout(Duration::from_millis(50));
-    let slept = ticks() - start;
-    checks.check(
-        "a wait without a token times out, no earlier than asked",
-        // 50 ms at 1 kHz from part-way through a tick: 51 tick boundaries.
-        !woken && (51..70).contains(&slept),
-        format!("woken = {woken}, slept {slept} ticks for 50 ms"),
-    );
-    // SAFETY: as above.
-    unsafe {
-        Signal::notify(&signal);
-        Signal::notify(&signal);
-    }
-    let first = signal.wait_timeout(Duration::ZERO);
-    let second = signal.wait_timeout(Duration::ZERO);
-    checks.check(
-        "two notifies leave one token",
-        first && !second,
-        format!("{first}, {second}"),
-    );
-}
-
-fn every_job_once_within_capacity_then_expiry(checks: &mut Checks, baseline: usize) {
+/// A heap pool (`PoolWithFunc`, its engine behind an `Arc`): every job once
+/// within its capacity, its workers FreeRTOS tasks that the kernel deletes
+/// when they expire.
+fn heap_pool_tasks_come_and_go(checks: &mut Checks, baseline: usize) {
     say!("{JOBS} jobs on at most {CAP} worker tasks");
     let ledger = Arc::new(Ledger::new(JOBS));
     let in_job = Arc::clone(&ledger);
@@ -226,174 +246,5 @@ fn every_job_once_within_capacity_then_expiry(checks: &mut Checks, baseline: usi
             "completed {}, spawned {}, retired {}",
             stats.completed, stats.spawned, stats.retired
         ),
-    );
-}
-
-fn release_timeout_ends_every_worker_task(checks: &mut Checks, baseline: usize) {
-    say!("release_timeout");
-    let done = Arc::new(AtomicUsize::new(0));
-    let in_job = Arc::clone(&done);
-    let pool = PoolWithFunc::builder_with(
-        move |_: u32| {
-            delay(2);
-            in_job.fetch_add(1, Relaxed);
-        },
-        CLOCK,
-        SPAWNER,
-    )
-    .queue::<WorkerRing<CAP>>()
-    .capacity(CAP)
-    .expiry(Duration::from_secs(60))
-    .build()
-    .expect("valid options");
-    for n in 0..200 {
-        pool.invoke(n).expect("open pool");
-    }
-    let workers = pool.running();
-    let with_workers = task_count();
-    let start = ticks();
-    let released = pool.release_timeout(Duration::from_secs(2));
-    let taken = ticks() - start;
-    checks.check(
-        "release_timeout waits for every worker",
-        released.is_ok() && pool.running() == 0 && done.load(Relaxed) == 200,
-        format!(
-            "{released:?} after {taken} ticks, {} jobs done, {workers} workers",
-            done.load(Relaxed)
-        ),
-    );
-    let cleaned = wait_until(100, || task_count() == baseline);
-    checks.check(
-        "and every worker task is deleted",
-        workers == CAP && with_workers == baseline + CAP && cleaned.is_some(),
-        format!(
-            "{with_workers} tasks with workers, {} after, {baseline} before",
-            task_count()
-        ),
-    );
-    checks.check(
-        "a released pool turns tasks away",
-        matches!(pool.invoke(1), Err(SubmitError::Closed(1))),
-        "",
-    );
-}
-
-fn blocked_submitter_is_woken(checks: &mut Checks, baseline: usize) {
-    say!("blocked submitter");
-    const GATED: u32 = 1;
-    const LAST: u32 = 2;
-    let gate = Arc::new(AtomicBool::new(false));
-    let last_ran = Arc::new(AtomicBool::new(false));
-    let (g, l) = (Arc::clone(&gate), Arc::clone(&last_ran));
-    let pool = Arc::new(
-        PoolWithFunc::builder_with(
-            move |job: u32| match job {
-                GATED => {
-                    while !g.load(Relaxed) {
-                        delay(1);
-                    }
-                }
-                _ => l.store(true, Relaxed),
-            },
-            CLOCK,
-            SPAWNER,
-        )
-        .queue::<WorkerRing<2>>()
-        .capacity(2)
-        .build()
-        .expect("valid options"),
-    );
-    pool.invoke(GATED).expect("first worker");
-    pool.invoke(GATED).expect("second worker");
-    let submitted = Arc::new(AtomicBool::new(false));
-    let (p, s) = (Arc::clone(&pool), Arc::clone(&submitted));
-    spawn_task(c"submitter", 2, 1024, move || {
-        let r = p.invoke(LAST);
-        s.store(r.is_ok(), Relaxed);
-    });
-    let blocked = wait_until(200, || pool.waiting() == 1);
-    delay(20);
-    let still_blocked = !submitted.load(Relaxed) && pool.waiting() == 1;
-    checks.check(
-        "a submitter to a full pool blocks",
-        blocked.is_some() && still_blocked,
-        format!("waiting() = {}", pool.waiting()),
-    );
-    let opened = ticks();
-    gate.store(true, Relaxed);
-    let woken = wait_until(200, || submitted.load(Relaxed) && last_ran.load(Relaxed));
-    checks.check(
-        "a worker that finishes wakes it and runs its task",
-        woken.is_some() && pool.waiting() == 0,
-        format!("woken {} ticks after the gate opened", ticks() - opened),
-    );
-    let released = pool.release_timeout(Duration::from_secs(2));
-    let cleaned = wait_until(100, || task_count() == baseline);
-    checks.check(
-        "the submitter's and the workers' tasks are all gone",
-        released.is_ok() && cleaned.is_some(),
-        format!("{} tasks, {baseline} before", task_count()),
-    );
-}
-
-fn spawn_failure_hands_the_argument_back(checks: &mut Checks) {
-    say!("spawn failure");
-    // A stack far larger than the kernel's 4 MiB heap: xTaskCreate fails.
-    let greedy = SPAWNER.stack_words(1 << 24);
-    let pool = PoolWithFunc::builder_with(|_: u32| (), CLOCK, greedy)
-        .queue::<WorkerRing<1>>()
-        .capacity(1)
-        .build()
-        .expect("valid options");
-    let r = pool.try_invoke(7);
-    checks.check(
-        "a task the kernel cannot make hands the argument back",
-        matches!(r, Err(SubmitError::SpawnFailed(7))) && pool.running() == 0,
-        format!("{r:?}, running() = {}", pool.running()),
-    );
-}
-
-/// The no-heap shape: a pool in a `static`, const-built, whose new workers take
-/// their first argument from the submitter's stack.
-fn static_pool_without_heap(checks: &mut Checks, baseline: usize) {
-    say!("static pool");
-    static SUM: AtomicUsize = AtomicUsize::new(0);
-    static RUNS: AtomicUsize = AtomicUsize::new(0);
-    fn add(n: usize) {
-        SUM.fetch_add(n, Relaxed);
-        RUNS.fetch_add(1, Relaxed);
-        if n % 8 == 0 {
-            delay(1);
-        }
-    }
-    static POOL: StaticPoolWithFunc<usize, 3, TickClock, FreeRtosSpawner> = StaticPoolWithFunc::new(
-        Options::new().capacity(3).expiry(Duration::from_millis(50)),
-        add,
-        CLOCK,
-        SPAWNER,
-    );
-    const N: usize = 1_000;
-    let start = ticks();
-    for n in 1..=N {
-        POOL.invoke(n).expect("open pool");
-    }
-    POOL.wait_idle();
-    let taken = ticks() - start;
-    let sum = SUM.load(Relaxed);
-    checks.check(
-        "a static pool runs every argument once",
-        sum == N * (N + 1) / 2 && RUNS.load(Relaxed) == N,
-        format!(
-            "{} runs, sum {sum}, {taken} ticks, {} workers",
-            RUNS.load(Relaxed),
-            POOL.running()
-        ),
-    );
-    let released = POOL.release_timeout(Duration::from_secs(2));
-    let cleaned = wait_until(100, || task_count() == baseline);
-    checks.check(
-        "and ends its worker tasks on release",
-        released.is_ok() && cleaned.is_some(),
-        format!("{released:?}, {} tasks, {baseline} before", task_count()),
     );
 }

@@ -12,3 +12,10 @@
  * memory itself (V11). */
 #define configSUPPORT_STATIC_ALLOCATION 1
 #define configKERNEL_PROVIDED_STATIC_MEMORY 1
+
+/* A simulated interrupt for the tests (the port kit's interrupt check): the
+ * Posix port's tick is a signal handler on the running task's thread, and
+ * this trace hook runs inside it, at the start of every xTaskIncrementTick,
+ * even while the scheduler is suspended (csrc/posix_glue.c). */
+void antpool_sim_tick_interrupt(void);
+#define traceTASK_INCREMENT_TICK(xTickCount) antpool_sim_tick_interrupt()

@@ -10,7 +10,11 @@
 //! * [`run`]: starts the scheduler with one controlling task, a watchdog that
 //!   fails the run if it hangs, and ends the process with the result (the
 //!   scheduler owns the process, so a test is a `harness = false` binary);
-//! * [`Checks`], the `N passed, N failed` tally, and a few kernel calls.
+//! * [`Checks`], the `N passed, N failed` tally, and a few kernel calls;
+//! * [`set_tick_interrupt`]: a handler called inside the kernel's tick
+//!   interrupt (a signal handler on the running task's thread), with
+//!   antpool-freertos's `isr` feature turned on for it — the simulator's
+//!   interrupt, for the port kit's interrupt check.
 //!
 //! ```no_run
 //! use antpool_freertos_sim::{Checks, run, ticks};
@@ -55,6 +59,8 @@ unsafe extern "C" {
     fn vTaskDelay(ticks: TickType);
     fn xTaskGetTickCount() -> TickType;
     fn uxTaskGetNumberOfTasks() -> UBaseType;
+    fn antpool_sim_set_tick_interrupt(handler: Option<extern "C" fn()>);
+    fn xPortIsInsideInterrupt() -> BaseType;
 }
 
 unsafe extern "C-unwind" {
@@ -185,6 +191,41 @@ pub fn wait_until(limit: u64, mut done: impl FnMut() -> bool) -> Option<u64> {
         }
         delay(1);
     }
+}
+
+/// Calls `handler` inside every tick interrupt from now on (`None`: no
+/// more). It runs in the tick's signal handler on the running task's thread,
+/// at the start of `xTaskIncrementTick` (even while the scheduler is
+/// suspended; never while a task is inside a critical section, which blocks
+/// the signal): as an interrupt handler runs. It may use antpool-freertos's
+/// interrupt path (`try_invoke_from_isr`: this crate turns on the port's
+/// `isr` feature and gives its C functions for this port), and must not
+/// block, allocate or print. About 1 000 calls a second.
+///
+/// ```no_run
+/// extern "C" fn each_tick() {
+///     assert!(antpool_freertos_sim::in_tick_interrupt());
+/// }
+/// antpool_freertos_sim::set_tick_interrupt(Some(each_tick));
+/// antpool_freertos_sim::delay(10);
+/// antpool_freertos_sim::set_tick_interrupt(None);
+/// ```
+pub fn set_tick_interrupt(handler: Option<extern "C" fn()>) {
+    // SAFETY: stores the handler (a function that never unwinds) for the
+    // tick hook in csrc/posix_glue.c.
+    unsafe { antpool_sim_set_tick_interrupt(handler) }
+}
+
+/// Whether the caller is the tick interrupt's handler (see
+/// [`set_tick_interrupt`]): what antpool-freertos's `isr` feature asks.
+///
+/// ```no_run
+/// // On a task:
+/// assert!(!antpool_freertos_sim::in_tick_interrupt());
+/// ```
+pub fn in_tick_interrupt() -> bool {
+    // SAFETY: reads the glue's flag.
+    unsafe { xPortIsInsideInterrupt() != 0 }
 }
 
 /// The entry of a task made by [`spawn_task`].
