@@ -337,18 +337,21 @@ impl<const N: usize, const STACK: usize, const KERNEL: usize> ThreadSlots<N, STA
         Some(4 * unused)
     }
 
-    /// Hands `job` to a slot that is not busy: wakes an idle slot's thread, or
-    /// makes the thread of an empty one. Hands the job back if every slot is
-    /// busy (or the reserve does not fit the kernel's control blocks).
+    /// Hands `job` to a slot that is not busy: wakes an idle slot's thread
+    /// (any idle slot before an empty one), or makes the thread of an empty
+    /// one. Hands the job back if every slot is busy (or the reserve does not
+    /// fit the kernel's control blocks).
     pub(crate) fn start(&'static self, job: Job, thread: &ThreadParams) -> Result<(), Job> {
+        // Idle slots first: a thread that exists costs nothing to reuse.
+        let idle = self.slots.iter().map(|slot| (slot, IDLE));
+        let empty = self.slots.iter().map(|slot| (slot, EMPTY));
         let mut can_create = None;
-        for slot in &self.slots {
-            let was = slot.state.load(Ordering::Relaxed);
-            if was == BUSY {
+        for (slot, was) in idle.chain(empty) {
+            if slot.state.load(Ordering::Relaxed) != was {
                 continue;
             }
             if was == EMPTY && !*can_create.get_or_insert_with(|| self.reserve_fits()) {
-                continue;
+                break;
             }
             if !slot.claim(was) {
                 continue;
