@@ -234,11 +234,14 @@ pub(crate) fn check<P: Port>(pools: &'static Pools<P>, checks: &mut Checks) {
         ),
     );
     let released = pool.release_timeout(Duration::from_secs(5));
-    if released.is_err() {
+    // Its threads go too (a kernel that frees a thread's memory a moment
+    // after it ends has it back for the next check's workers).
+    let gone = wait_until::<P>(200, || P::worker_threads() == 0);
+    if released.is_err() || gone.is_none() {
         checks.check(
-            "the interrupt pool ends",
+            "the interrupt pool ends, and its threads with it",
             false,
-            format_args!("{released:?}"),
+            format_args!("{released:?}; {} worker threads", P::worker_threads()),
         );
     }
 }
