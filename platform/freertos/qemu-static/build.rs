@@ -1,8 +1,9 @@
 //! Builds FreeRTOS-Kernel V11.2.0 (freertos-next's copy) for the Cortex-M3
 //! (`GCC/ARM_CM3`), or the micro:bit's Cortex-M0 (`GCC/ARM_CM0`, through
 //! `../qemu/microbit-build`), with static allocation only and no heap, plus
-//! antpool-freertos's `csrc/antpool_static_task.c`, and puts the board's memory
-//! map where cortex-m-rt's `link.x` looks for `memory.x`.
+//! antpool-freertos's `csrc/antpool_static_task.c` and `csrc/antpool_isr.c`,
+//! and puts the board's memory map where cortex-m-rt's `link.x` looks for
+//! `memory.x`.
 
 use std::path::PathBuf;
 use std::{env, fs};
@@ -26,6 +27,7 @@ fn main() {
     println!("cargo:rerun-if-changed=config/UserConfig.h");
     println!("cargo:rerun-if-changed=csrc");
     println!("cargo:rerun-if-changed=../csrc/antpool_static_task.c");
+    println!("cargo:rerun-if-changed=../csrc/antpool_isr.c");
 
     let mut kernel = match microbit {
         // freertos-next's features, as in Cargo.toml; microbit-build sets the clock.
@@ -56,6 +58,9 @@ fn main() {
     kernel.user_config_dir("config");
     // sizeof(StaticTask_t) and its alignment, which TaskSlots checks.
     kernel.add_build_file(here.join("../csrc/antpool_static_task.c"));
+    // antpool-freertos's `isr` feature: its lock and signal inside
+    // interrupts (the port kit's interrupt check).
+    kernel.add_build_file(here.join("../csrc/antpool_isr.c"));
     // The kernel's own C is not ours to warn about.
     kernel.get_cc().warnings(false);
     if let Err(e) = kernel.compile() {

@@ -1,26 +1,25 @@
 //! antpool on FreeRTOS with no heap at all, on QEMU's `mps2-an385` board
 //! (Cortex-M3, the kernel's `ARM_CM3` port), or built for
 //! `thumbv6m-none-eabi` on its `microbit` board (the nRF51822's Cortex-M0,
-//! `ARM_CM0`, 16 KiB of RAM, the tick on TIMER1): a whole system whose pool,
+//! `ARM_CM0`, 16 KiB of RAM, the tick on TIMER1): a whole system whose pools,
 //! worker tasks and their stacks are all `static`.
 //!
 //! The kernel is built with `configSUPPORT_DYNAMIC_ALLOCATION 0` and no
-//! `heap_x.c` (build.rs), so there is no `pvPortMalloc` to call. A
-//! [`StaticPoolWithFunc`] in a `static` runs its workers on the tasks of a
+//! `heap_x.c` (build.rs), so there is no `pvPortMalloc` to call. Every pool
+//! is a [`StaticPoolWithFunc`] in a `static`, its workers the tasks of a
 //! `static` [`TaskSlots`] through [`StaticSpawner`]: tasks made with
-//! `xTaskCreateStatic` that never exit, and wait for their next job on a task
-//! notification. The program checks, on the real port:
+//! `xTaskCreateStatic` that never exit, and wait for their next job on a
+//! task notification. The controlling task runs the port kit
+//! (`antpool-portkit`: the checks every antpool port runs, its interrupt
+//! check on the board's timer, with the port's `isr` feature) on
+//! `StaticSpawner`, then what is the static slots' own:
 //!
 //! * the slots' `StaticTask_t` reserve fits the kernel's (and a reserve too
 //!   small makes no task);
-//! * every job ran exactly once, never more than the capacity at once, every
-//!   worker on a slot task;
-//! * idle workers expire and their slots go back to IDLE, and the next jobs
-//!   reuse them: no task is made (the kernel's task count stays);
+//! * the next jobs reuse the idle slot tasks: no task is made (the kernel's
+//!   task count stays);
 //! * with every slot busy, a pool of a larger capacity gets `SpawnFailed`
 //!   with its argument back;
-//! * `release_timeout` returns `Ok` and leaves every slot IDLE (no worker
-//!   holds a job; the slots are ready for a later pool);
 //! * the 32-bit tick wrapped under the pool; no Rust heap allocation (the
 //!   global allocator counts, and has nothing to give; on the micro:bit no
 //!   crate links `alloc`, so there is no allocator at all);
@@ -44,15 +43,15 @@ use portable_atomic::{AtomicBool, Ordering::Relaxed};
 
 use antpool::{Options, StaticPoolWithFunc, SubmitError};
 use antpool_freertos::{StaticSpawner, StaticTaskLayout, TaskSlots, TickClock};
-use cortex_m_rt::entry;
-use cortex_m_semihosting::{debug, hprintln};
+use antpool_portkit::{Checks, Pools, Port};
+use cortex_m_semihosting::hprintln;
 // Links freertos-next's `assert_callback`, which its FreeRTOSConfig.h makes
 // `configASSERT` call; none of its Rust API is used. (On the micro:bit
 // `kernel.rs` defines it.)
 #[cfg(not(microbit))]
 use freertos_next as _;
 
-/// Slot tasks, and the main pool's capacity.
+/// Slot tasks: the kit's largest pool has four workers.
 const SLOT_COUNT: usize = 4;
 /// Each slot task's stack, in words (4 bytes on the Cortex-M3). An
 /// unoptimised build needs about four times what a release build does.
@@ -61,24 +60,19 @@ const STACK_WORDS: usize = if cfg!(debug_assertions) { 1024 } else { 256 };
 /// configuration needs on the Cortex-M3, and more than the Cortex-M0's (the
 /// check below proves it).
 const TCB_BYTES: usize = 88;
-const EXPIRY_TICKS: u64 = 100;
 
-/// The batch of jobs both QEMU programs run (`../qemu`'s).
-#[path = "../../qemu/src/batch.rs"]
-mod batch;
+/// The board (`../qemu`'s): start-up, output, exit and faults, the kit's
+/// interrupt timer, and on the micro:bit the kernel's tick.
+#[path = "../../qemu/src/cortex_m.rs"]
+mod board;
 /// The kernel calls and checks both QEMU programs share (`../qemu`'s).
 #[path = "../../qemu/src/kernel.rs"]
 mod kernel;
 /// The kernel's tick on the micro:bit (TIMER1: the nRF51 has no SysTick).
-/// (`NrfTimer::stop` serves `../qemu`'s interrupt check, not this program.)
 #[cfg(microbit)]
-#[allow(dead_code)]
 #[path = "../../qemu/src/nrf51_tick.rs"]
 mod nrf51_tick;
-/// The NVIC, a word at a time (as the Cortex-M0 requires). (`disable` serves
-/// `../qemu`'s interrupt check, not this program.)
-#[cfg(microbit)]
-#[allow(dead_code)]
+/// The NVIC, a word at a time (as the Cortex-M0 requires).
 #[path = "../../qemu/src/nvic.rs"]
 mod nvic;
 
@@ -87,27 +81,13 @@ mod nvic;
 #[cfg(all(microbit, debug_assertions))]
 compile_error!("the micro:bit has 16 KiB of RAM: build this program with --release");
 
-/// The core, its kernel port and its board, for the output.
-const CORE: &str = if cfg!(microbit) {
-    "Cortex-M0"
-} else {
-    "Cortex-M3"
-};
-const PORT_AND_BOARD: &str = if cfg!(microbit) {
-    "ARM_CM0 port, QEMU microbit"
-} else {
-    "ARM_CM3 port, QEMU mps2-an385"
-};
-
-use batch::job;
-
 use kernel::{
-    CLOCK, Checks, TICK_HZ, TaskHandle, TickMark, UBaseType, delay, own_stack_high_water,
-    task_count, ticks, wait_until,
+    CLOCK, TICK_HZ, TaskHandle, TickMark, UBaseType, delay, own_stack_high_water, task_count,
+    ticks, wait_until,
 };
 
 // ---------------------------------------------------------------------------
-// The kernel call the demo makes itself (the pool's go through antpool-freertos).
+// The kernel call the demo makes itself (the pools' go through antpool-freertos).
 
 unsafe extern "C" {
     fn xTaskCreateStatic(
@@ -175,14 +155,12 @@ impl<const W: usize> TaskMemory<W> {
 
 /// One line on the host's console.
 fn print(line: Arguments<'_>) {
-    hprintln!("{}", line);
+    board::print(line)
 }
 
 fn fail(why: Arguments<'_>) -> ! {
-    hprintln!("FAILED: {}", why);
-    debug::exit(debug::EXIT_FAILURE);
-    #[allow(clippy::empty_loop)]
-    loop {}
+    print(format_args!("FAILED: {}", why));
+    board::exit(false)
 }
 
 // ---------------------------------------------------------------------------
@@ -214,10 +192,11 @@ unsafe impl GlobalAlloc for CountingAllocator {
 static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 // ---------------------------------------------------------------------------
-// The slots, the pools, and what their jobs record.
+// The slots, the pools, and the kit's view of the port.
 
 /// Every worker task's control block and stack.
 static SLOTS: TaskSlots<SLOT_COUNT, STACK_WORDS, TCB_BYTES> = TaskSlots::new();
+static NO_SLOTS: TaskSlots<0, STACK_WORDS, TCB_BYTES> = TaskSlots::new();
 
 type Spawner = StaticSpawner<SLOT_COUNT, STACK_WORDS, TCB_BYTES>;
 
@@ -229,15 +208,65 @@ const SPAWNER: Spawner = unsafe { StaticSpawner::new(&SLOTS).notify_index(1) }
     .priority(2)
     .tick_hz(TICK_HZ);
 
-/// The whole system's pool: in a static, over the static slots.
-static POOL: StaticPoolWithFunc<usize, SLOT_COUNT, TickClock, Spawner> = StaticPoolWithFunc::new(
-    Options::new()
-        .capacity(SLOT_COUNT)
-        .expiry(Duration::from_millis(EXPIRY_TICKS)),
-    job,
-    CLOCK,
-    SPAWNER,
-);
+/// FreeRTOS's static slots on this board, as the port kit sees them.
+struct Board;
+
+impl Port for Board {
+    type Clock = TickClock;
+    type Spawner = Spawner;
+    type Refusing = StaticSpawner<0, STACK_WORDS, TCB_BYTES>;
+    const NAME: &'static str = "FreeRTOS V11.2.0 (StaticSpawner, no heap) on QEMU";
+    const CLOCK: TickClock = CLOCK;
+    const SPAWNER: Spawner = SPAWNER;
+    // SAFETY: as for SPAWNER.
+    const REFUSING: StaticSpawner<0, STACK_WORDS, TCB_BYTES> =
+        unsafe { StaticSpawner::new(&NO_SLOTS).notify_index(1) }.tick_hz(TICK_HZ);
+
+    fn print(line: Arguments<'_>) {
+        print(line);
+    }
+
+    fn sleep(ticks: u32) {
+        delay(ticks);
+    }
+
+    fn ticks() -> u64 {
+        ticks()
+    }
+
+    fn tick_hz() -> u32 {
+        TICK_HZ
+    }
+
+    /// Busy slots: the slot tasks stay, parked, between workers.
+    fn worker_threads() -> usize {
+        SLOTS.busy()
+    }
+
+    /// The calling task's stack high-water mark, in bytes.
+    fn stack_unused() -> Option<usize> {
+        Some(own_stack_high_water() * size_of::<kernel::StackType>())
+    }
+
+    fn start_interrupts(hz: u32) -> Result<(), &'static str> {
+        let timer = board::timer().ok_or("no timer interrupt known on this board")?;
+        timer.start(hz);
+        Ok(())
+    }
+
+    fn stop_interrupts() {
+        if let Some(timer) = board::timer() {
+            timer.stop();
+        }
+    }
+
+    fn in_interrupt() -> bool {
+        kernel::in_isr()
+    }
+}
+
+/// The kit's pools: every one a `StaticPoolWithFunc` over the static slots.
+static POOLS: Pools<Board> = Pools::new();
 
 /// Jobs of the over-capacity pool hold their slot until this opens.
 static GATE: AtomicBool = AtomicBool::new(false);
@@ -248,16 +277,21 @@ fn held(_: usize) {
     }
 }
 
-/// A pool whose capacity (6) is above the slot count (4), over the same slots.
-static OVER: StaticPoolWithFunc<usize, 6, TickClock, Spawner> =
-    StaticPoolWithFunc::new(Options::new().capacity(6), held, CLOCK, SPAWNER);
+/// A pool whose capacity (5) is above the slot count (4), over the same slots.
+static OVER: StaticPoolWithFunc<usize, { SLOT_COUNT + 1 }, TickClock, Spawner> =
+    StaticPoolWithFunc::new(
+        Options::new().capacity(SLOT_COUNT + 1),
+        held,
+        CLOCK,
+        SPAWNER,
+    );
 
 /// A reserve far smaller than the kernel's `StaticTask_t`.
 static TINY: TaskSlots<1, 64, 16> = TaskSlots::new();
 static TINY_POOL: StaticPoolWithFunc<usize, 1, TickClock, StaticSpawner<1, 64, 16>> =
     StaticPoolWithFunc::new(
         Options::new().capacity(1),
-        job,
+        held,
         CLOCK,
         StaticSpawner::new(&TINY),
     );
@@ -267,27 +301,28 @@ static TINY_POOL: StaticPoolWithFunc<usize, 1, TickClock, StaticSpawner<1, 64, 1
 
 /// The controller formats the output; the watchdog only its failure. (Less
 /// on the micro:bit, with 16 KiB of RAM in all.)
-const CONTROLLER_STACK_WORDS: usize = if cfg!(microbit) { 320 } else { 1024 };
+const CONTROLLER_STACK_WORDS: usize = if cfg!(microbit) { 400 } else { 1024 };
 const WATCHDOG_STACK_WORDS: usize = if cfg!(microbit) { 160 } else { 256 };
 static CONTROLLER: TaskMemory<CONTROLLER_STACK_WORDS> = TaskMemory::new();
 static WATCHDOG: TaskMemory<WATCHDOG_STACK_WORDS> = TaskMemory::new();
 
 unsafe extern "C" fn controller(_: *mut c_void) {
+    let (core, board, port) = board::core_name();
     hprintln!(
-        "antpool on FreeRTOS V11.2.0, {} ({}); tick {} Hz; no heap",
-        PORT_AND_BOARD,
-        CORE,
+        "antpool on FreeRTOS V11.2.0, {} port, QEMU {} ({}); tick {} Hz; no heap",
+        port,
+        board,
+        core,
         TICK_HZ
     );
     hprintln!(
-        "pool: StaticPoolWithFunc<_, {}> in a static over TaskSlots<{}, {}, {}>: {} bytes a slot",
-        SLOT_COUNT,
+        "slots: TaskSlots<{}, {}, {}>: {} bytes a slot",
         SLOT_COUNT,
         STACK_WORDS,
         TCB_BYTES,
         TaskSlots::<SLOT_COUNT, STACK_WORDS, TCB_BYTES>::SLOT_BYTES
     );
-    let mut checks = Checks::new();
+    let mut checks = Checks::new(print);
     let start_mark = TickMark::now();
     let baseline = task_count();
     #[cfg(not(microbit))]
@@ -310,63 +345,37 @@ unsafe extern "C" fn controller(_: *mut c_void) {
         format_args!("{:?}; invoke: {refused:?}", tiny.map_err(|e| e.reserved())),
     );
 
-    // 2. A batch of jobs: each exactly once, within capacity, on slot tasks.
-    let high_water = batch::run(&POOL, SLOT_COUNT, &mut checks);
-    let made = task_count() - baseline;
+    // 2. The port kit: the checks every antpool port runs.
+    let findings = antpool_portkit::run(&POOLS, &mut checks);
+    let word = size_of::<kernel::StackType>();
+    let unused = findings.worker_stack_unused.unwrap_or(0) / word;
     checks.check(
-        "every worker is a slot task",
-        (1..=SLOT_COUNT).contains(&made) && SLOTS.busy() + SLOTS.idle() == made,
-        format_args!(
-            "{made} slot tasks made, {} busy, {} idle, {} workers",
-            SLOTS.busy(),
-            SLOTS.idle(),
-            POOL.running()
-        ),
-    );
-    batch::check_stack(
-        &mut checks,
         "the slot stacks had room to spare",
-        STACK_WORDS,
-        high_water,
+        findings.worker_stack_unused.is_some() && unused >= 32,
+        format_args!(
+            "{} of {STACK_WORDS} words used at most, {unused} never touched",
+            STACK_WORDS - unused
+        ),
     );
 
-    // 3. Idle workers expire: their slots go IDLE, their tasks stay.
+    // 3. The next jobs reuse the idle slot tasks: no task is made.
     let tasks = task_count();
-    let idle_from = ticks();
-    delay((EXPIRY_TICKS / 2) as u32);
-    let alive_half_way = POOL.running();
-    // A retired worker's slot goes IDLE when its job returns, a moment after
-    // the pool stopped counting it.
-    let expired = wait_until(4 * EXPIRY_TICKS, || {
-        POOL.running() == 0 && SLOTS.idle() == made
-    });
-    checks.check(
-        "idle workers expire on the tick clock; their slots go IDLE, tasks stay",
-        alive_half_way >= 1 && expired.is_some() && task_count() == tasks,
-        format_args!(
-            "{alive_half_way} alive at {} ticks idle, {} slots idle {} ticks after going idle, {} tasks (was {tasks})",
-            EXPIRY_TICKS / 2,
-            SLOTS.idle(),
-            ticks() - idle_from,
-            task_count()
-        ),
-    );
-    let completed = POOL.stats().completed;
-    for id in 0..SLOT_COUNT {
-        POOL.invoke(id)
-            .unwrap_or_else(|e| fail(format_args!("{e:?}")));
+    let idle = SLOTS.idle();
+    let busy = SLOTS.busy();
+    GATE.store(true, Relaxed);
+    for id in 0..idle {
+        OVER.invoke(id)
+            .unwrap_or_else(|e| fail(format_args!("OVER.invoke({id}): {e:?}")));
     }
-    POOL.wait_idle();
+    OVER.wait_idle();
     checks.check(
         "the next jobs reuse the IDLE slots: no task is made",
-        task_count() == tasks && POOL.stats().completed == completed + SLOT_COUNT,
-        format_args!("{} tasks (was {tasks})", task_count()),
+        idle >= 1 && busy == 0 && task_count() == tasks,
+        format_args!("{idle} idle slots, {} tasks (was {tasks})", task_count()),
     );
 
     // 4. Every slot busy: a pool of a larger capacity gets its argument back.
-    let _ = wait_until(4 * EXPIRY_TICKS, || {
-        POOL.running() == 0 && SLOTS.busy() == 0
-    });
+    GATE.store(false, Relaxed);
     for id in 0..SLOT_COUNT {
         OVER.invoke(id)
             .unwrap_or_else(|e| fail(format_args!("OVER.invoke({id}): {e:?}")));
@@ -375,69 +384,44 @@ unsafe extern "C" fn controller(_: *mut c_void) {
     let refused = OVER.invoke(99);
     GATE.store(true, Relaxed);
     let over_released = OVER.release_timeout(Duration::from_secs(2));
+    let all_idle = wait_until(100, || SLOTS.busy() == 0);
     checks.check(
         "with every slot busy the pool gets SpawnFailed with the argument",
         busy == SLOT_COUNT
             && matches!(refused, Err(SubmitError::SpawnFailed(99)))
-            && over_released.is_ok(),
-        format_args!("{busy} busy slots, {refused:?}, capacity 6; release {over_released:?}"),
-    );
-
-    // 5. Release: Ok, no worker holds a job, every slot IDLE (tasks stay).
-    let tasks = task_count();
-    for id in 0..SLOT_COUNT {
-        POOL.invoke(id)
-            .unwrap_or_else(|e| fail(format_args!("{e:?}")));
-    }
-    let busy = POOL.running();
-    let released = POOL.release_timeout(Duration::from_secs(2));
-    let all_idle = wait_until(100, || SLOTS.idle() == tasks - baseline);
-    checks.check(
-        "release_timeout returns Ok and leaves every slot IDLE",
-        busy >= 1 && released.is_ok() && all_idle.is_some() && SLOTS.busy() == 0,
+            && over_released.is_ok()
+            && all_idle.is_some(),
         format_args!(
-            "{busy} workers, {released:?}, {} of {} slots idle, {} tasks (was {tasks})",
-            SLOTS.idle(),
-            tasks - baseline,
-            task_count()
+            "{busy} busy slots, {refused:?}, capacity {}; release {over_released:?}",
+            SLOT_COUNT + 1
         ),
     );
-    batch::check_closed(&POOL, &mut checks);
 
-    // 6. The 32-bit tick wrapped under the pool, and its clock did not.
+    // 5. The 32-bit tick wrapped under the pools, and their clock did not.
     start_mark.check_wrapped(&mut checks);
 
-    // 7. No Rust heap anywhere (and no kernel heap: CI checks the ELF).
+    // 6. No Rust heap anywhere (and no kernel heap: CI checks the ELF).
     #[cfg(not(microbit))]
     kernel::check_no_allocations(&mut checks, RUST_ALLOCATIONS.load(Relaxed) - heap_before);
-    // 8. On the micro:bit: what the statics leave of 16 KiB served the
+    // 7. On the micro:bit: what the statics leave of 16 KiB served the
     //    handlers' stack.
     #[cfg(microbit)]
     kernel::check_main_stack(&mut checks);
 
-    let stats = POOL.stats();
     hprintln!(
-        "stats: {} completed, {} workers spawned, {} retired; {} slot tasks; controller stack: {} of {} words used",
-        stats.completed,
-        stats.spawned,
-        stats.retired,
-        tasks - baseline,
+        "batch: {} ticks; {} slot tasks; controller stack: {} of {} words used",
+        findings.batch_ticks,
+        task_count() - baseline,
         CONTROLLER_STACK_WORDS - own_stack_high_water(),
         CONTROLLER_STACK_WORDS
     );
     hprintln!(
         "antpool on FreeRTOS, static tasks, no heap (QEMU {}): {} passed, {} failed",
-        CORE,
-        checks.passed,
-        checks.failed
+        core,
+        checks.passed(),
+        checks.failed()
     );
-    debug::exit(if checks.failed == 0 {
-        debug::EXIT_SUCCESS
-    } else {
-        debug::EXIT_FAILURE
-    });
-    #[allow(clippy::empty_loop)]
-    loop {}
+    board::exit(checks.all_passed())
 }
 
 /// Ends the run if the checks have not finished in 60 s of ticks.
@@ -446,32 +430,11 @@ unsafe extern "C" fn watchdog(_: *mut c_void) {
     fail(format_args!("the demo did not finish in 60 000 ticks"))
 }
 
-#[entry]
-fn main() -> ! {
+/// Called by the board's start-up code, once, on the only stack there is.
+fn start() -> ! {
     CONTROLLER.spawn(c"controller", controller, 2);
     WATCHDOG.spawn(c"watchdog", watchdog, 4);
     // The kernel provides the idle task's memory
     // (configKERNEL_PROVIDED_STATIC_MEMORY).
     kernel::start_scheduler()
-}
-
-// ---------------------------------------------------------------------------
-// The interrupt and fault handlers (the other hooks are in `kernel.rs`).
-
-/// Every device interrupt comes here (cortex-m-rt without a device crate):
-/// on the micro:bit, TIMER1's is the kernel's tick; any other ends the run.
-#[cfg(microbit)]
-#[cortex_m_rt::exception]
-unsafe fn DefaultHandler(irqn: i16) {
-    if irqn == nrf51_tick::TIMER1_LINE as i16 {
-        nrf51_tick::on_tick();
-        return;
-    }
-    fail(format_args!("unexpected interrupt {irqn}"))
-}
-
-/// Reached on a fault; ends the run instead of hanging.
-#[cortex_m_rt::exception]
-unsafe fn HardFault(frame: &cortex_m_rt::ExceptionFrame) -> ! {
-    fail(format_args!("hard fault at pc {:#010x}", frame.pc()))
 }

@@ -80,7 +80,7 @@ pub fn on_interrupt(line: u16) -> bool {
     }
     let base = TIMER_BASE.load(Relaxed);
     write(base, INTCLEAR, 1);
-    if !crate::isr::on_interrupt() {
+    if !antpool_portkit::interrupt() {
         write(base, CTRL, 0);
     }
     true

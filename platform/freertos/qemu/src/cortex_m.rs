@@ -48,7 +48,7 @@ pub fn core_name() -> (&'static str, &'static str, &'static str) {
 #[cfg_attr(microbit, path = "nrf51.rs")]
 mod soc;
 
-pub use soc::{Timer, timer};
+pub use soc::timer;
 
 /// Every device interrupt comes here (cortex-m-rt without a device crate):
 /// the timers' are the board's to handle; any other ends the run.

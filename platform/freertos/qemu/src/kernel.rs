@@ -1,19 +1,21 @@
 //! What both QEMU programs (this one and `../qemu-static`, which includes
 //! this file by path) need from the kernel and from each other: the tick
-//! clock, delays, task counts and stack high-water marks, the record of
-//! checks, and the hooks the kernel and the runtime call. The including crate
-//! provides `print` (one line on its console) and `fail` (print, then exit
-//! QEMU with a failure).
+//! clock, delays, task counts and stack high-water marks, the checks of
+//! their own beside the port kit's, and the hooks the kernel and the runtime
+//! call. The including crate provides `print` (one line on its console) and
+//! `fail` (print, then exit QEMU with a failure).
 
 use core::ffi::{CStr, c_char, c_ulong, c_void};
-use core::fmt::Arguments;
 use core::panic::PanicInfo;
 
 use antpool_freertos::TickClock;
+use antpool_portkit::Checks;
 
 pub type UBaseType = c_ulong;
 pub type TickType = c_ulong;
 pub type TaskHandle = *mut c_void;
+/// `StackType_t`: the word stacks are counted in.
+pub type StackType = c_ulong;
 
 unsafe extern "C" {
     fn vTaskStartScheduler();
@@ -52,6 +54,8 @@ pub fn task_count() -> usize {
 }
 
 /// Waits (in 1-tick steps) up to `limit` ticks for `done`; the ticks it took.
+/// (`../qemu-static` waits with it; this program's waits are the kit's.)
+#[allow(dead_code)]
 pub fn wait_until(limit: u64, mut done: impl FnMut() -> bool) -> Option<u64> {
     let start = ticks();
     loop {
@@ -63,6 +67,17 @@ pub fn wait_until(limit: u64, mut done: impl FnMut() -> bool) -> Option<u64> {
         }
         delay(1);
     }
+}
+
+/// Whether the caller is an interrupt handler, as antpool-freertos's `isr`
+/// feature decides it (`csrc/antpool_isr.c`: `xPortIsInsideInterrupt`, or
+/// on RISC-V the glue's test of the stack pointer).
+pub fn in_isr() -> bool {
+    unsafe extern "C" {
+        fn antpool_in_isr() -> core::ffi::c_long;
+    }
+    // SAFETY: reads the core's state; callable anywhere.
+    unsafe { antpool_in_isr() != 0 }
 }
 
 /// The smallest stack reserve (in words) the calling task has ever had.
@@ -154,31 +169,6 @@ pub fn start_scheduler() -> ! {
     // does not return unless the kernel cannot make its idle task.
     unsafe { vTaskStartScheduler() };
     crate::fail(format_args!("the scheduler did not start"))
-}
-
-/// What the checks found; each prints a line.
-pub struct Checks {
-    pub passed: usize,
-    pub failed: usize,
-}
-
-impl Checks {
-    pub const fn new() -> Self {
-        Checks {
-            passed: 0,
-            failed: 0,
-        }
-    }
-
-    pub fn check(&mut self, what: &str, ok: bool, detail: Arguments<'_>) {
-        if ok {
-            self.passed += 1;
-            crate::print(format_args!("  ok    {what} ({detail})"));
-        } else {
-            self.failed += 1;
-            crate::print(format_args!("  FAIL  {what} ({detail})"));
-        }
-    }
 }
 
 /// `configCHECK_FOR_STACK_OVERFLOW 2` calls this when a task overran its stack.

@@ -50,7 +50,7 @@ pub fn on_interrupt(line: u16) -> bool {
         nrf51_tick::TIMER1_LINE => nrf51_tick::on_tick(),
         TIMER0_LINE => {
             TIMER0.acknowledge();
-            if RUNNING.load(Relaxed) && !crate::isr::on_interrupt() {
+            if RUNNING.load(Relaxed) && !antpool_portkit::interrupt() {
                 Timer.stop();
             }
         }

@@ -178,7 +178,7 @@ extern "C" fn freertos_risc_v_application_interrupt_handler(mcause: usize) {
         let line = read(PLIC_CLAIM);
         if line as usize == RTC_IRQ {
             write(RTC_CLEAR_INTERRUPT, 1);
-            if crate::isr::on_interrupt() {
+            if antpool_portkit::interrupt() {
                 arm();
             } else {
                 write(RTC_IRQ_ENABLED, 0);
