@@ -15,6 +15,10 @@ use crate::port::Port;
 use crate::wait::{ticks_in, wait_until};
 
 /// The batch: how many jobs, and their ids (`0..JOBS`).
+///
+/// ```
+/// assert_eq!(antpool_portkit::JOBS, 2_000);
+/// ```
 pub const JOBS: usize = 2_000;
 /// Ids of jobs that wait for [`GATE`] before they finish: `GATED + k`, `k < 32`.
 pub(crate) const GATED: usize = 1 << 16;

@@ -14,7 +14,13 @@ use antpool::{Oneshot, Options, StaticPoolWithFunc};
 use crate::port::Port;
 use crate::{batch, interrupts, results, submit};
 
-/// The capacity of the kit's main pool and of its interrupt pool.
+/// The capacity of the kit's main pool and of its interrupt pool: a port's
+/// spawner must be able to run this many workers at once (a spawner over a
+/// fixed set of threads needs at least this many).
+///
+/// ```
+/// assert_eq!(antpool_portkit::CAP, 4);
+/// ```
 pub const CAP: usize = 4;
 
 /// How long an idle worker of the main pool lives.
