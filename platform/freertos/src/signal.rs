@@ -20,7 +20,8 @@ use antpool::port::Spawner;
 /// it.
 ///
 /// `notify` is `xTaskNotifyGiveIndexed` (increment the slot's value), and the
-/// waits are `ulTaskNotifyTakeIndexed` with clear-on-exit: a notify that comes
+/// waits are `ulTaskNotifyTakeIndexed` with clear-on-exit (a timed wait that
+/// `xTaskAbortDelay` ends early waits out the rest): a notify that comes
 /// before the wait is kept by the kernel, and two notifies before a wait leave
 /// one token — exactly the [`Signal`] contract. The kernel's own critical
 /// sections order the notifier's writes before the woken task's reads (rule 5),
@@ -105,14 +106,34 @@ impl Signal for TaskSignal {
 
     fn wait_timeout(&self, timeout: Duration) -> bool {
         let mut left = ticks_at_least(timeout, self.tick_hz);
+        if left == 0 {
+            return self.take(0);
+        }
         // Longest single wait that is not "forever".
         let chunk = wide(sys::MAX_DELAY - 1);
         loop {
-            let ticks = left.min(chunk);
-            if self.take(ticks as TickType) {
-                return true;
+            let piece = left.min(chunk);
+            // A take can also end early without a token (`xTaskAbortDelay`
+            // on this task): the kernel's timeout record says what is left
+            // of the piece, and the wait goes on for that (rule 2).
+            let mut since = sys::TimeOut {
+                overflow_count: 0,
+                time_on_entering: 0,
+            };
+            // SAFETY: a valid out-pointer; the kernel fills it.
+            unsafe { sys::vTaskSetTimeOutState(&mut since) };
+            let mut remaining = piece as TickType;
+            loop {
+                if self.take(remaining) {
+                    return true;
+                }
+                // SAFETY: the record set above, and a valid in/out count.
+                if unsafe { sys::xTaskCheckForTimeOut(&mut since, &mut remaining) } == sys::PD_TRUE
+                {
+                    break;
+                }
             }
-            left -= ticks;
+            left -= piece;
             if left == 0 {
                 return false;
             }

@@ -70,6 +70,12 @@ unsafe extern "C" {
         previous_value: *mut u32,
     ) -> BaseType;
     pub(crate) fn vTaskSetTimeOutState(timeout: *mut TimeOut);
+    /// `pdTRUE` once the time since `vTaskSetTimeOutState(timeout)` passed
+    /// `*ticks_to_wait`; else lowers `*ticks_to_wait` to what is left.
+    pub(crate) fn xTaskCheckForTimeOut(
+        timeout: *mut TimeOut,
+        ticks_to_wait: *mut TickType,
+    ) -> BaseType;
     pub(crate) fn xTaskGetSchedulerState() -> BaseType;
     pub(crate) fn vPortEnterCritical();
     pub(crate) fn vPortExitCritical();

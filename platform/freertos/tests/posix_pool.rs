@@ -20,11 +20,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering::Relaxed};
 use std::time::Duration;
 
-use antpool::port::Spawner;
+use antpool::port::{Signal, Spawner};
 use antpool::{PoolWithFunc, WorkerRing};
 use antpool_freertos::{FreeRtosSpawner, TickClock};
 use antpool_freertos_sim::{
-    Checks, delay, run, say, set_tick_interrupt, task_count, ticks, wait_until,
+    Checks, delay, run, say, set_tick_interrupt, spawn_task, task_count, ticks, wait_until,
 };
 use antpool_portkit::{Pools, Port};
 
@@ -166,8 +166,50 @@ fn main() {
         say!("kit findings: {findings:?}");
         checks.passed += kit.passed();
         checks.failed += kit.failed();
+        aborted_wait_waits_out_its_time(checks);
         heap_pool_tasks_come_and_go(checks, baseline);
     })
+}
+
+unsafe extern "C" {
+    fn xTaskGetCurrentTaskHandle() -> *mut std::ffi::c_void;
+    fn xTaskAbortDelay(task: *mut std::ffi::c_void) -> std::ffi::c_long;
+}
+
+/// A handle that may travel to another task.
+struct Handle(*mut std::ffi::c_void);
+// SAFETY: a task handle names a kernel task; the kernel's calls take it from
+// any task.
+unsafe impl Send for Handle {}
+
+/// `xTaskAbortDelay` ends a task's blocked wait early, without a token: a
+/// pool signal's timed wait must wait out the rest (rule 2), not return
+/// early as if the time were up.
+fn aborted_wait_waits_out_its_time(checks: &mut Checks) {
+    say!("an aborted wait");
+    let signal = SPAWNER.signal();
+    // SAFETY: the running task's own handle.
+    let me = Handle(unsafe { xTaskGetCurrentTaskHandle() });
+    let aborted = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&aborted);
+    spawn_task(c"aborter", 3, 1024, move || {
+        let me = me;
+        delay(10);
+        // SAFETY: the controller task, blocked in the wait below.
+        let hit = unsafe { xTaskAbortDelay(me.0) };
+        seen.store(hit as usize, Relaxed);
+    });
+    let start = ticks();
+    let woken = signal.wait_timeout(Duration::from_millis(50));
+    let slept = ticks() - start;
+    checks.check(
+        "a timed wait aborted by xTaskAbortDelay waits out its time",
+        !woken && aborted.load(Relaxed) == 1 && slept >= 50,
+        format!(
+            "woken = {woken}, aborted = {}, slept {slept} ticks for 50 ms",
+            aborted.load(Relaxed)
+        ),
+    );
 }
 
 /// A heap pool (`PoolWithFunc`, its engine behind an `Arc`): every job once
