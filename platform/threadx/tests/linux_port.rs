@@ -11,7 +11,7 @@
 //! process with the result.
 
 use std::ffi::c_int;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, Ordering::Relaxed};
 use std::time::Duration;
 
 use antpool::port::Spawner;
@@ -44,6 +44,8 @@ const SPAWNER: Workers = StaticSpawner::new(&SLOTS)
 unsafe extern "C" {
     /// The kernel's count of created threads (`tx_thread.h`).
     static _tx_thread_created_count: u32;
+    fn _tx_thread_identify() -> *mut std::ffi::c_void;
+    fn _tx_thread_wait_abort(thread: *mut std::ffi::c_void) -> u32;
 }
 
 fn threads_created() -> u32 {
@@ -125,6 +127,27 @@ static TINY_POOL: StaticPoolWithFunc<usize, 1, TickClock, StaticSpawner<1, STACK
         StaticSpawner::new(&TINY).waiters(&WAITERS),
     );
 
+/// The controlling thread, for the aborter below.
+static CONTROLLER: AtomicPtr<std::ffi::c_void> = AtomicPtr::new(std::ptr::null_mut());
+/// What `tx_thread_wait_abort` returned (`TX_SUCCESS`, 0, if it aborted a wait).
+static ABORT_STATUS: AtomicU32 = AtomicU32::new(u32::MAX);
+
+/// A worker that, 10 ticks after it starts, aborts the controlling thread's
+/// wait (`tx_thread_wait_abort`).
+fn abort_controller(_: usize) {
+    sleep(10);
+    // SAFETY: the controlling thread, which exists for the whole run.
+    let status = unsafe { _tx_thread_wait_abort(CONTROLLER.load(Relaxed)) };
+    ABORT_STATUS.store(status, Relaxed);
+}
+
+static ABORTER: StaticPoolWithFunc<usize, 1, TickClock, Workers> = StaticPoolWithFunc::new(
+    Options::new().capacity(1),
+    abort_controller,
+    TickClock::new(),
+    SPAWNER,
+);
+
 /// A tick count half a second before the 32-bit wrap: the kit's run (about
 /// a second of ticks) crosses it.
 const NEAR_WRAP: u32 = u32::MAX - 500;
@@ -151,6 +174,7 @@ fn main() {
             format_args!("{early_message}"),
         );
         reserve_is_checked(&mut checks);
+        aborted_wait_waits_out_its_time(&mut checks);
         set_ticks(NEAR_WRAP);
         let clock = TickClock::new();
         let (raw_start, clock_start) = (ticks(), clock.ticks());
@@ -202,6 +226,29 @@ fn reserve_is_checked(checks: &mut Checks) {
         format_args!(
             "{}; invoke: {refused:?}",
             tiny.map_or_else(|e| e.to_string(), |l| format!("{l:?}"))
+        ),
+    );
+}
+
+/// `tx_thread_wait_abort` ends a thread's wait early, without a token: a
+/// pool signal's timed wait must wait out the rest (rule 2).
+fn aborted_wait_waits_out_its_time(checks: &mut Checks) {
+    use antpool::port::Signal;
+    // SAFETY: the running thread.
+    CONTROLLER.store(unsafe { _tx_thread_identify() }, Relaxed);
+    let signal = SPAWNER.signal();
+    ABORTER.invoke(0).expect("a slot for the aborter");
+    let start = ticks();
+    let woken = signal.wait_timeout(Duration::from_millis(50));
+    let slept = ticks().wrapping_sub(start);
+    drop(signal);
+    let released = ABORTER.release_timeout(Duration::from_secs(2));
+    checks.check(
+        "a timed wait aborted by tx_thread_wait_abort waits out its time",
+        !woken && ABORT_STATUS.load(Relaxed) == 0 && slept >= 50 && released.is_ok(),
+        format_args!(
+            "woken = {woken}, abort status {:#x}, slept {slept} ticks for 50 ms",
+            ABORT_STATUS.load(Relaxed)
         ),
     );
 }
