@@ -285,9 +285,14 @@ static POOLS: Pools<Board> = Pools::new();
 /// and control block.
 const KERNEL_HEAP_BYTES: usize = if cfg!(microbit) { 8 * 1024 } else { 256 * 1024 };
 
-/// The controller's stack, in words: it formats the output. (Less on the
-/// micro:bit, whose tasks share 8 KiB of heap.)
-const CONTROLLER_STACK_WORDS: u32 = if cfg!(microbit) { 400 } else { 1024 };
+/// The controller's stack, in words: it formats the output and polls the
+/// kit's futures. (Less on the micro:bit, whose tasks share 8 KiB of heap;
+/// twice as much unoptimised.)
+const CONTROLLER_STACK_WORDS: u32 = match (cfg!(microbit), cfg!(debug_assertions)) {
+    (true, _) => 400,
+    (false, true) => 2048,
+    (false, false) => 1024,
+};
 /// The watchdog's: it only formats its failure.
 const WATCHDOG_STACK_WORDS: u32 = if cfg!(microbit) { 160 } else { 256 };
 
