@@ -84,17 +84,42 @@ pub trait Port: Sized + Send + Sync + 'static {
     const REFUSING: Self::Refusing;
 
     /// Prints one line (the kit adds no newline).
+    ///
+    /// ```
+    /// # use antpool_portkit::doc_support::NullPort as MyRtos;
+    /// use antpool_portkit::Port;
+    /// MyRtos::print(format_args!("{} workers", 4));
+    /// ```
     fn print(line: Arguments<'_>);
 
     /// Blocks the calling thread for `ticks` ticks of the kernel's clock,
     /// letting other threads run.
+    ///
+    /// ```
+    /// # use antpool_portkit::doc_support::NullPort as MyRtos;
+    /// use antpool_portkit::Port;
+    /// MyRtos::sleep(1);
+    /// ```
     fn sleep(ticks: u32);
 
     /// The kernel's tick count, as a count that never wraps (extend a
     /// 32-bit one).
+    ///
+    /// ```
+    /// # use antpool_portkit::doc_support::NullPort as MyRtos;
+    /// use antpool_portkit::Port;
+    /// let (a, b) = (MyRtos::ticks(), MyRtos::ticks());
+    /// assert!(b >= a);
+    /// ```
     fn ticks() -> u64;
 
     /// The ticks of [`ticks`](Self::ticks) in a second.
+    ///
+    /// ```
+    /// # use antpool_portkit::doc_support::NullPort as MyRtos;
+    /// use antpool_portkit::Port;
+    /// assert!(MyRtos::tick_hz() > 0);
+    /// ```
     fn tick_hz() -> u32;
 
     /// How many threads the spawners of the kit's pools have made that still
@@ -103,12 +128,26 @@ pub trait Port: Sized + Send + Sync + 'static {
     /// over a fixed set of threads that park between jobs). It must reach 0
     /// once every pool has released its workers: "release leaves no thread".
     /// Call it only from a thread (the kit does).
+    ///
+    /// ```
+    /// # use antpool_portkit::doc_support::NullPort as MyRtos;
+    /// use antpool_portkit::Port;
+    /// assert_eq!(MyRtos::worker_threads(), 0); // no pool has started one
+    /// ```
     fn worker_threads() -> usize;
 
     /// The smallest stack reserve, in bytes, the calling thread has had so
     /// far, if the port can tell (a kernel's stack high-water mark, or a
     /// scan of a painted stack). The kit's jobs call it, so the kit can say
     /// how much of a worker's stack they used. The default: it cannot.
+    ///
+    /// ```
+    /// # use antpool_portkit::doc_support::NullPort as MyRtos;
+    /// use antpool_portkit::Port;
+    /// if let Some(left) = MyRtos::stack_unused() {
+    ///     println!("{left} bytes of stack never used");
+    /// }
+    /// ```
     #[must_use]
     fn stack_unused() -> Option<usize> {
         None
@@ -128,14 +167,34 @@ pub trait Port: Sized + Send + Sync + 'static {
     ///
     /// Why this port cannot interrupt a thread; the kit then reports its
     /// interrupt check as failed, saying why.
+    ///
+    /// ```
+    /// # use antpool_portkit::doc_support::NullPort as MyRtos;
+    /// use antpool_portkit::Port;
+    /// if let Err(why) = MyRtos::start_interrupts(2_000) {
+    ///     println!("no interrupts: {why}");
+    /// }
+    /// ```
     fn start_interrupts(hz: u32) -> Result<(), &'static str>;
 
     /// Stops the interrupts [`start_interrupts`](Self::start_interrupts)
     /// started.
+    ///
+    /// ```
+    /// # use antpool_portkit::doc_support::NullPort as MyRtos;
+    /// use antpool_portkit::Port;
+    /// MyRtos::stop_interrupts();
+    /// ```
     fn stop_interrupts();
 
     /// Whether the caller runs in an interrupt handler, as the port's lock
     /// and signal decide it (they must take their interrupt-safe path
     /// there).
+    ///
+    /// ```
+    /// # use antpool_portkit::doc_support::NullPort as MyRtos;
+    /// use antpool_portkit::Port;
+    /// assert!(!MyRtos::in_interrupt()); // on a thread
+    /// ```
     fn in_interrupt() -> bool;
 }
