@@ -254,9 +254,10 @@ where
     /// lock once, for a few instructions, and notifies one worker's signal.
     ///
     /// Call it from an interrupt only where the platform's lock and signal
-    /// may be used there: `antpool-freertos` with its `isr` feature (an
-    /// interrupt at or below `configMAX_SYSCALL_INTERRUPT_PRIORITY`; its README
-    /// has the rules). Workers park only once they exist: start them with
+    /// may be used there: `antpool-threadx` (ThreadX's own calls work in
+    /// interrupts), or `antpool-freertos` with its `isr` feature (an interrupt
+    /// at or below `configMAX_SYSCALL_INTERRUPT_PRIORITY`); their READMEs have
+    /// the rules. Workers park only once they exist: start them with
     /// [`Options::min_idle`](crate::Options::min_idle) (and, on a static pool,
     /// `start_min_idle`), or with earlier work. From a thread it is a
     /// [`try_invoke`](Self::try_invoke) that starts nothing.

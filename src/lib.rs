@@ -156,9 +156,12 @@
 //!
 //! The std platform is built in ([`port::StdSpawner`] and friends). FreeRTOS
 //! is the crate `antpool-freertos` (`platform/freertos` in the repository:
-//! tasks, task notifications, the tick clock, critical sections), tested on the
-//! kernel's Posix simulator and on a Cortex-M3 under QEMU; its README says how
-//! to port antpool to another RTOS.
+//! tasks, task notifications, the tick clock, critical sections), ThreadX the
+//! crate `antpool-threadx` (`platform/threadx`: threads on static slots,
+//! counting semaphores, the tick clock, interrupt lockout); both pass the
+//! same port kit (`antpool-portkit`) on their host simulators and on
+//! Cortex-M boards under QEMU. `antpool-threadx`'s README says how to port
+//! antpool to another RTOS.
 
 #![cfg_attr(not(feature = "std"), no_std)]
 #![cfg_attr(docsrs, feature(doc_cfg))]

@@ -5,9 +5,11 @@
 //! itself. It asks its [`Spawner`] (threads, with the [`Signal`] a thread parks
 //! on and the lock it excludes others with) and its [`Clock`]. The std platform
 //! ([`StdSpawner`], [`StdSignal`], [`StdLock`], [`StdClock`]) is built in; the
-//! crate `antpool-freertos` is the FreeRTOS one, and its README says step by
-//! step how to port antpool to another RTOS. A custom idle-worker policy
-//! implements [`WorkerQueue`].
+//! crates `antpool-freertos` and `antpool-threadx` are the FreeRTOS and
+//! ThreadX ones. `antpool-threadx`'s README says step by step how to port
+//! antpool to another RTOS, from the two, and `antpool-portkit` holds the
+//! checks every port runs against its own platform. A custom idle-worker
+//! policy implements [`WorkerQueue`].
 //!
 //! Users of the pools rarely need this module: [`Pool`](crate::Pool) and
 //! [`PoolWithFunc`](crate::PoolWithFunc) default to the std platform. A
