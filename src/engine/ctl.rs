@@ -39,17 +39,13 @@
 //! workers; [`MAX_WORKERS`], 65 534, keeps one count of margin); with only
 //! 32-bit atomics (microcontrollers), 9 (at most 510).
 
-use crate::sync::{AtomicUsize, AtomicWord, Ordering, fence};
+use crate::sync::{AtomicUsize, AtomicWord, Ordering, WordBits as Raw, fence};
 
-#[cfg(any(antpool_loom, target_has_atomic = "64"))]
-type Raw = u64;
-#[cfg(all(not(antpool_loom), not(target_has_atomic = "64")))]
-type Raw = u32;
-
-#[cfg(any(antpool_loom, target_has_atomic = "64"))]
-const BITS: u32 = 16;
-#[cfg(all(not(antpool_loom), not(target_has_atomic = "64")))]
-const BITS: u32 = 9;
+/// Bits per worker count: 16 in a 64-bit word, 9 in a 32-bit one.
+const BITS: u32 = match Raw::BITS {
+    64 => 16,
+    _ => 9,
+};
 
 const THREAD_SHIFT: u32 = 0;
 const LOOKER_SHIFT: u32 = BITS;
@@ -227,7 +223,7 @@ impl Ctl {
         &self,
         mut f: impl FnMut(Word) -> Option<Word>,
     ) -> Result<(Word, Word), Word> {
-        let mut old = Word(first_read!(self.0));
+        let mut old = Word(self.0.load(Ordering::Acquire));
         loop {
             let Some(new) = f(old) else {
                 return Err(old);
@@ -335,7 +331,7 @@ impl Adm {
     /// (which it then returns).
     #[inline]
     pub(crate) fn enter(&self, refuse: impl Fn(usize) -> bool) -> Result<usize, usize> {
-        let mut old = first_read!(self.0);
+        let mut old = self.0.load(Ordering::Acquire);
         loop {
             if refuse(old) {
                 return Err(old);
