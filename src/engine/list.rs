@@ -523,8 +523,8 @@ impl<T, const BLOCK: usize, const SPARES: usize> List<T, BLOCK, SPARES> {
         self.tail.index.fetch_or(MARK, Ordering::SeqCst);
     }
 
-    /// How many blocks the list keeps as spares (for the tests).
-    #[cfg(test)]
+    /// How many blocks the list keeps as spares (for the unit tests).
+    #[cfg(all(test, not(antpool_loom)))]
     pub(super) fn spares(&self) -> usize {
         self.spare
             .iter()

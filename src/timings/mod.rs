@@ -9,9 +9,9 @@
 //! | `sampling.rs` | [`Sampling`]: which tasks are timed |
 //! | `histogram.rs` | [`Histogram`]: a snapshot, and the bucket layout |
 //!
-//! The counters themselves are the engine's (`engine/recorder.rs`); where the
-//! clock is read, and what carries a task's admission time (and level) to its
-//! worker, is in `engine/timed.rs` and `engine/stamp.rs`.
+//! The counters themselves are the engine's (`engine/timed/recorder.rs`);
+//! where the clock is read, and what carries a task's admission time (and
+//! level) to its worker, is in `engine/timed.rs` and `engine/timed/stamp.rs`.
 
 mod histogram;
 mod sampling;
