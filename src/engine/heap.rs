@@ -1,6 +1,7 @@
 //! What only a pool with a heap has (feature `alloc`): the faces behind an
 //! `Arc`, rings whose slots are allocated at build, the unbounded spill queue
-//! behind a ring, a lane per level, and the calls only the heap faces make.
+//! behind a ring, the boxes that hold a pool's lanes and histograms per level
+//! (`lanes.rs`, `timed/recorder.rs`), and the calls only the heap faces make.
 //!
 //! Without the feature, `no_heap.rs` stands in for this file under the same
 //! name: an uninhabited [`Boxed`], a [`Spill`] that never spills. The engine's
@@ -11,11 +12,9 @@ use alloc::boxed::Box;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 
-use super::lanes::{Extra, Lanes};
 use super::list::List;
 use super::ring::{Slot, Slots};
 use super::timed::{StampAt, Stamped};
-use super::transport::{Growth, Transport};
 use super::{Config, Engine, EngineRef, Flavor, MAX_WORKERS};
 use crate::clock::{Clock, Instant};
 use crate::priority::Priority;
@@ -136,17 +135,6 @@ impl<F: Flavor> Engine<F> {
     }
 }
 
-impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
-    /// Adds a `High` and a `Low` lane like the `Normal` one: `cap` slots,
-    /// growing as `growth` says (a bounded queue: each level its own `cap`).
-    pub(crate) fn add_levels(&mut self, cap: usize, growth: Growth) {
-        self.extra = boxed(Extra {
-            high: Transport::new(boxed_slots(cap), cap, growth),
-            low: Transport::new(boxed_slots(cap), cap, growth),
-        });
-    }
-}
-
 /// The unbounded queue behind a lane's ring (see `transport.rs`): whether
 /// the lane may spill, whether it does, and the [`List`] it spills to.
 pub(crate) struct Spill<T> {
@@ -157,12 +145,12 @@ pub(crate) struct Spill<T> {
 
 impl<T> Spill<T> {
     maybe_const_fn! {
-        /// The spill queue of a lane that grows as `growth` says: never used
-        /// by a bounded one, used from the start by an unbounded one.
-        pub(crate) fn new(growth: Growth) -> Self {
+        /// The spill queue of a lane that `may_spill` (is not bounded), used
+        /// from the start if `at_once` (an unbounded queue's).
+        pub(crate) fn new(may_spill: bool, at_once: bool) -> Self {
             Spill {
-                may_spill: !matches!(growth, Growth::Bounded),
-                spilling: AtomicBool::new(matches!(growth, Growth::Unbounded)),
+                may_spill,
+                spilling: AtomicBool::new(at_once),
                 list: List::new(),
             }
         }

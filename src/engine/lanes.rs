@@ -21,29 +21,40 @@ use crate::priority::Priority;
 use crate::sync::{Ordering, fence};
 
 /// The `High` and `Low` lanes of a pool with levels (only a heap pool has
-/// them: `heap.rs`).
-pub(super) struct Extra<T: Send + 'static> {
-    pub(super) high: Transport<T, LevelSlots<T>>,
-    pub(super) low: Transport<T, LevelSlots<T>>,
+/// them: without one, `Boxed` is uninhabited).
+struct Extra<T: Send + 'static> {
+    high: Transport<T, LevelSlots<T>>,
+    low: Transport<T, LevelSlots<T>>,
 }
 
 /// The lanes of a pool (see the module docs).
 pub(crate) struct Lanes<T: Send + 'static, S: Slots<T>> {
     normal: Transport<T, S>,
-    /// Added at build by `add_levels` (`heap.rs`).
-    pub(super) extra: Option<Boxed<Extra<T>>>,
+    /// Added at build by [`add_levels`](Self::add_levels).
+    extra: Option<Boxed<Extra<T>>>,
 }
 
 impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
     maybe_const_fn! {
         /// One lane over `slots` (see [`Transport::new`]); levels are added by
-        /// `add_levels` (a heap pool's, `heap.rs`).
+        /// [`add_levels`](Self::add_levels).
         pub(crate) fn new(slots: S, cap: usize, growth: Growth) -> Self {
             Lanes {
                 normal: Transport::new(slots, cap, growth),
                 extra: None,
             }
         }
+    }
+
+    /// Adds a `High` and a `Low` lane like the `Normal` one: `cap` slots,
+    /// growing as `growth` says (a bounded queue: each level its own `cap`).
+    #[cfg(feature = "alloc")]
+    pub(crate) fn add_levels(&mut self, cap: usize, growth: Growth) {
+        use super::heap::{boxed, boxed_slots};
+        self.extra = boxed(Extra {
+            high: Transport::new(boxed_slots(cap), cap, growth),
+            low: Transport::new(boxed_slots(cap), cap, growth),
+        });
     }
 
     /// Adds a task at `level` (the `Normal` lane without levels); hands it

@@ -9,7 +9,6 @@ use core::ops::Deref;
 
 use super::ring::Slot;
 use super::timed::{StampAt, Stamped};
-use super::transport::Growth;
 use crate::sync::Ordering;
 
 /// A value only a pool with a heap has: none here (uninhabited).
@@ -57,7 +56,7 @@ pub(crate) struct Spill<T>(PhantomData<fn() -> T>);
 
 impl<T> Spill<T> {
     /// The spill queue that never is (every lane is bounded).
-    pub(crate) const fn new(_growth: Growth) -> Self {
+    pub(crate) const fn new(_may_spill: bool, _at_once: bool) -> Self {
         Spill(PhantomData)
     }
 

@@ -51,7 +51,10 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
         pub(crate) fn new(slots: S, cap: usize, growth: Growth) -> Self {
             Transport {
                 ring: Ring::new(slots, cap),
-                spill: Spill::new(growth),
+                spill: Spill::new(
+                    !matches!(growth, Growth::Bounded),
+                    matches!(growth, Growth::Unbounded),
+                ),
             }
         }
     }

@@ -25,7 +25,7 @@ use crate::engine::padded::Padded;
 use crate::priority::Priority;
 use crate::timings::{BUCKETS, Histogram, Timings, bucket_of};
 
-use super::super::Which;
+use crate::engine::timed::Which;
 
 use wide::Wide;
 
