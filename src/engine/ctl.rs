@@ -227,7 +227,7 @@ impl Ctl {
 
     /// Applies `f` to the current value until the swap succeeds: `Ok((old,
     /// new))`, or `Err` with the value `f` refused. The first read is a
-    /// [`SEQ_CST_LOAD`](SEQ_CST_LOAD).
+    /// [`SEQ_CST_LOAD`].
     #[inline]
     pub(crate) fn update(
         &self,
@@ -339,7 +339,7 @@ impl Adm {
 
     /// Adds one to the count unless `refuse` says no on the current value
     /// (which it then returns). The first read is a
-    /// [`SEQ_CST_LOAD`](SEQ_CST_LOAD).
+    /// [`SEQ_CST_LOAD`].
     #[inline]
     pub(crate) fn enter(&self, refuse: impl Fn(usize) -> bool) -> Result<usize, usize> {
         let mut old = self.0.load(SEQ_CST_LOAD);

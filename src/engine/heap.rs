@@ -4,7 +4,7 @@
 //! (`lanes.rs`, `timed/recorder.rs`), and the calls only the heap faces make.
 //!
 //! Without the feature, `no_heap.rs` stands in for this file under the same
-//! name: an uninhabited [`Boxed`], a [`Spill`] that never spills. The engine's
+//! name: an uninhabited `Boxed`, a `Spill` that never spills. The engine's
 //! code is the same either way; what the stand-ins say is constant, so it
 //! folds away.
 
