@@ -39,17 +39,22 @@
 //! workers; [`MAX_WORKERS`], 65 534, keeps one count of margin); with only
 //! 32-bit atomics (microcontrollers), 9 (at most 510).
 
-use crate::sync::{AtomicUsize, AtomicWord, Ordering, fence};
+use crate::sync::{AtomicUsize, AtomicWord, Ordering, WordBits as Raw, fence};
 
-#[cfg(any(antpool_loom, target_has_atomic = "64"))]
-type Raw = u64;
-#[cfg(all(not(antpool_loom), not(target_has_atomic = "64")))]
-type Raw = u32;
+/// The ordering of the load that starts a compare-and-swap loop on a word.
+/// The swap decides on the value it replaces, so a stale first read only
+/// costs the loop a retry; `Acquire` would do. `SeqCst` is the same
+/// instruction on x86-64, AArch64 and ARMv7 (a fence more on RISC-V), and
+/// under loom it reads the newest of the word's swaps (all `SeqCst`): the
+/// models then spend no interleavings on stale first reads, and check the
+/// code that ships.
+const SEQ_CST_LOAD: Ordering = Ordering::SeqCst;
 
-#[cfg(any(antpool_loom, target_has_atomic = "64"))]
-const BITS: u32 = 16;
-#[cfg(all(not(antpool_loom), not(target_has_atomic = "64")))]
-const BITS: u32 = 9;
+/// Bits per worker count: 16 in a 64-bit word, 9 in a 32-bit one.
+const BITS: u32 = match Raw::BITS {
+    64 => 16,
+    _ => 9,
+};
 
 const THREAD_SHIFT: u32 = 0;
 const LOOKER_SHIFT: u32 = BITS;
@@ -221,13 +226,14 @@ impl Ctl {
     }
 
     /// Applies `f` to the current value until the swap succeeds: `Ok((old,
-    /// new))`, or `Err` with the value `f` refused.
+    /// new))`, or `Err` with the value `f` refused. The first read is a
+    /// [`SEQ_CST_LOAD`].
     #[inline]
     pub(crate) fn update(
         &self,
         mut f: impl FnMut(Word) -> Option<Word>,
     ) -> Result<(Word, Word), Word> {
-        let mut old = Word(first_read!(self.0));
+        let mut old = Word(self.0.load(SEQ_CST_LOAD));
         loop {
             let Some(new) = f(old) else {
                 return Err(old);
@@ -332,10 +338,11 @@ impl Adm {
     }
 
     /// Adds one to the count unless `refuse` says no on the current value
-    /// (which it then returns).
+    /// (which it then returns). The first read is a
+    /// [`SEQ_CST_LOAD`].
     #[inline]
     pub(crate) fn enter(&self, refuse: impl Fn(usize) -> bool) -> Result<usize, usize> {
-        let mut old = first_read!(self.0);
+        let mut old = self.0.load(SEQ_CST_LOAD);
         loop {
             if refuse(old) {
                 return Err(old);

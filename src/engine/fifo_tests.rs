@@ -4,6 +4,7 @@
 //! Their loom models are in their own files.
 
 mod ring {
+    use super::super::heap::boxed_slots;
     use super::super::plain::Plain;
     use super::super::ring::*;
 
@@ -117,9 +118,12 @@ mod list {
     use super::super::list::*;
     use super::super::plain::Plain;
 
+    /// Indices per block: one more than its slots.
+    const LAP: usize = BLOCK_CAP + 1;
+
     #[test]
     fn fifo_across_blocks_len_and_close() {
-        let list = List::new();
+        let list: List<_> = List::new();
         assert!(list.is_empty());
         assert_eq!(list.pop_plain(), None);
         for round in 0..3 {
@@ -146,7 +150,7 @@ mod list {
     #[test]
     fn a_block_read_out_is_kept_for_the_next_install() {
         let cap = LAP - 1; // slots a block
-        let list = List::new();
+        let list: List<_> = List::new();
         // Two blocks full; the last push into each installed the next.
         for v in 0..2 * cap {
             list.push_plain(v).unwrap();
@@ -174,7 +178,7 @@ mod list {
         use alloc::sync::Arc;
         let cap = LAP - 1;
         let token = Arc::new(());
-        let list = List::new();
+        let list: List<_> = List::new();
         // Eight blocks full (the last push installed a ninth), then read out:
         // the first blocks given up fill the spare cells, the rest are freed
         // (Miri checks that none leaks and none is freed twice).
@@ -198,7 +202,7 @@ mod list {
     fn drop_frees_what_is_left() {
         use alloc::sync::Arc;
         let token = Arc::new(());
-        let list = List::new();
+        let list: List<_> = List::new();
         for _ in 0..(3 * LAP + 5) {
             list.push_plain(token.clone()).unwrap();
         }
@@ -214,7 +218,7 @@ mod list {
     #[cfg(feature = "std")]
     #[test]
     fn many_threads_each_value_once_until_closed() {
-        let list = std::sync::Arc::new(List::new());
+        let list = std::sync::Arc::new(List::<_>::new());
         let (push, pop) = (list.clone(), list.clone());
         super::each_value_once(move |v| push.push_plain(v), move || pop.pop_plain());
         list.close();

@@ -51,31 +51,25 @@
 //! `tests/it/priorities.rs` holds the order, room, passing, reserve and bound
 //! rules; `tests/stress.rs` the exact count across a `release_drain`.
 
-#[cfg(feature = "alloc")]
-use alloc::boxed::Box;
-
+use super::heap::{Boxed, LevelSlots};
 use super::ring::Slots;
-#[cfg(feature = "alloc")]
-use super::ring::{Slot, boxed_slots};
-#[cfg(feature = "timings")]
-use super::stamp::Stamp;
-use super::stamp::{Stamped, with_stamp};
+use super::timed::{StampAt, Stamped};
 use super::transport::{Growth, Transport};
 use crate::priority::Priority;
 use crate::sync::{Ordering, fence};
 
-/// The `High` and `Low` lanes of a pool with levels.
-#[cfg(feature = "alloc")]
+/// The `High` and `Low` lanes of a pool with levels (only a heap pool has
+/// them: without one, `Boxed` is uninhabited).
 struct Extra<T: Send + 'static> {
-    high: Transport<T, Box<[Slot<T>]>>,
-    low: Transport<T, Box<[Slot<T>]>>,
+    high: Transport<T, LevelSlots<T>>,
+    low: Transport<T, LevelSlots<T>>,
 }
 
 /// The lanes of a pool (see the module docs).
 pub(crate) struct Lanes<T: Send + 'static, S: Slots<T>> {
     normal: Transport<T, S>,
-    #[cfg(feature = "alloc")]
-    extra: Option<Box<Extra<T>>>,
+    /// Added at build by [`add_levels`](Self::add_levels).
+    extra: Option<Boxed<Extra<T>>>,
 }
 
 impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
@@ -85,7 +79,6 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
         pub(crate) fn new(slots: S, cap: usize, growth: Growth) -> Self {
             Lanes {
                 normal: Transport::new(slots, cap, growth),
-                #[cfg(feature = "alloc")]
                 extra: None,
             }
         }
@@ -95,44 +88,42 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
     /// growing as `growth` says (a bounded queue: each level its own `cap`).
     #[cfg(feature = "alloc")]
     pub(crate) fn add_levels(&mut self, cap: usize, growth: Growth) {
-        self.extra = Some(Box::new(Extra {
+        use super::heap::{boxed, boxed_slots};
+        self.extra = boxed(Extra {
             high: Transport::new(boxed_slots(cap), cap, growth),
             low: Transport::new(boxed_slots(cap), cap, growth),
-        }));
+        });
     }
 
     /// Adds a task at `level` (the `Normal` lane without levels); hands it
     /// back when that bounded lane is full, or the lanes are closed
-    /// ([`is_closed`](Self::is_closed) tells which). Feature `timings`: with
-    /// the stamp `stamp_at` gives for the position it takes in its lane (see
+    /// ([`is_closed`](Self::is_closed) tells which). With the stamp
+    /// `stamp_at` gives for the position it takes in its lane (see
     /// [`Transport::push`]), which the `High` and `Low` lanes mark with their
-    /// level ([`Stamp::at_level`]: the worker records the task's queue wait
-    /// there; an unmarked stamp is `Normal`'s). Only a pool with levels takes
-    /// that branch; for it, the mark is an `or` on each push (a retry's
-    /// stamp, marked already, stays as it is).
+    /// level ([`Stamp::at_level`](super::timed::Stamp::at_level): the worker
+    /// records the task's queue wait there; an unmarked stamp is `Normal`'s).
+    /// Only a pool with levels takes that branch; for it, the mark is an `or`
+    /// on each push (a retry's stamp, marked already, stays as it is).
     // Inlined into the hot paths: a task passed by value through a call is
     // copied through memory (engine README, cost model).
     #[inline(always)]
-    pub(crate) fn push(
-        &self,
-        task: T,
-        level: Priority,
-        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize, Stamp) -> Stamp,
-    ) -> Result<(), T> {
-        #[cfg(feature = "alloc")]
+    pub(crate) fn push(&self, task: T, level: Priority, stamp_at: impl StampAt) -> Result<(), T> {
         if let Some(extra) = &self.extra {
             match level {
                 Priority::High => {
-                    return with_stamp!(extra.high, push(task) ; &|at, last| stamp_at(at, last).at_level(Priority::High));
+                    return extra.high.push(task, move |at, last| {
+                        stamp_at(at, last).at_level(Priority::High)
+                    });
                 }
                 Priority::Low => {
-                    return with_stamp!(extra.low, push(task) ; &|at, last| stamp_at(at, last).at_level(Priority::Low));
+                    return extra.low.push(task, move |at, last| {
+                        stamp_at(at, last).at_level(Priority::Low)
+                    });
                 }
                 Priority::Normal => {}
             }
         }
-        let _ = level;
-        with_stamp!(self.normal, push(task) ; stamp_at)
+        self.normal.push(task, stamp_at)
     }
 
     /// An interrupt's push (see [`Transport::push_now`]): always `Normal`.
@@ -151,7 +142,6 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
     // copied through memory (engine README, cost model).
     #[inline(always)]
     pub(crate) fn pop(&self) -> Option<Stamped<T>> {
-        #[cfg(feature = "alloc")]
         if let Some(extra) = &self.extra {
             return pop_seen(&extra.high)
                 .or_else(|| self.normal.pop())
@@ -168,17 +158,14 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
     // copied through memory (engine README, cost model).
     #[inline(always)]
     pub(crate) fn pop_fair(&self, bound: u32, streak: &mut u32) -> Option<Stamped<T>> {
-        #[cfg(feature = "alloc")]
         if let Some(extra) = &self.extra {
             if bound > 0 {
                 return self.pop_bounded(extra, bound, streak);
             }
         }
-        let _ = (bound, streak);
         self.pop()
     }
 
-    #[cfg(feature = "alloc")]
     fn pop_bounded(&self, extra: &Extra<T>, bound: u32, streak: &mut u32) -> Option<Stamped<T>> {
         let lanes: [&dyn Lane<T>; 3] = [&extra.high, &self.normal, &extra.low];
         // The level a strict pop would take from, and whether one below it
@@ -214,7 +201,6 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
     // copied through memory (engine README, cost model).
     #[inline(always)]
     pub(crate) fn looks_empty(&self) -> bool {
-        #[cfg(feature = "alloc")]
         if let Some(extra) = &self.extra {
             return extra.high.looks_empty()
                 && self.normal.looks_empty()
@@ -228,7 +214,6 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
     #[inline]
     pub(crate) fn has_tasks(&self) -> bool {
         fence(Ordering::SeqCst);
-        #[cfg(feature = "alloc")]
         if let Some(extra) = &self.extra {
             return extra.high.has_tasks_fenced()
                 || self.normal.has_tasks_fenced()
@@ -242,7 +227,6 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
     #[inline]
     pub(crate) fn has_ready(&self) -> bool {
         fence(Ordering::SeqCst);
-        #[cfg(feature = "alloc")]
         if let Some(extra) = &self.extra {
             return extra.high.has_ready_fenced()
                 || self.normal.has_ready_fenced()
@@ -255,7 +239,6 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
     /// finds the `Normal` lane closed too ([`is_closed`](Self::is_closed)).
     pub(crate) fn close(&self) {
         self.normal.close();
-        #[cfg(feature = "alloc")]
         if let Some(extra) = &self.extra {
             extra.high.close();
             extra.low.close();
@@ -264,7 +247,6 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
 
     /// Opens closed lanes again, `Normal` last (see [`close`](Self::close)).
     pub(crate) fn reopen(&self) {
-        #[cfg(feature = "alloc")]
         if let Some(extra) = &self.extra {
             extra.high.reopen();
             extra.low.reopen();
@@ -280,7 +262,6 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
 
     /// About how many tasks wait, in all lanes.
     pub(crate) fn len(&self) -> usize {
-        #[cfg(feature = "alloc")]
         if let Some(extra) = &self.extra {
             return extra.high.len() + self.normal.len() + extra.low.len();
         }
@@ -289,7 +270,6 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
 
     /// About how many tasks wait at `level` (all of them, without levels).
     pub(crate) fn len_at(&self, level: Priority) -> usize {
-        #[cfg(feature = "alloc")]
         if let Some(extra) = &self.extra {
             return match level {
                 Priority::High => extra.high.len(),
@@ -297,13 +277,11 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
                 Priority::Low => extra.low.len(),
             };
         }
-        let _ = level;
         self.normal.len()
     }
 }
 
 /// Pops `lane` if it does not look empty (see [`Lanes::pop`]).
-#[cfg(feature = "alloc")]
 #[inline(always)]
 fn pop_seen<T: Send + 'static, S: Slots<T>>(lane: &Transport<T, S>) -> Option<Stamped<T>> {
     match lane.looks_empty() {
@@ -313,13 +291,11 @@ fn pop_seen<T: Send + 'static, S: Slots<T>>(lane: &Transport<T, S>) -> Option<St
 }
 
 /// One lane, whatever its slots: what the bounded pop asks of each.
-#[cfg(feature = "alloc")]
 trait Lane<T> {
     fn looks_empty(&self) -> bool;
     fn pop_one(&self) -> Option<Stamped<T>>;
 }
 
-#[cfg(feature = "alloc")]
 impl<T: Send + 'static, S: Slots<T>> Lane<T> for Transport<T, S> {
     #[inline]
     fn looks_empty(&self) -> bool {

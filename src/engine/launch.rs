@@ -16,11 +16,11 @@ use core::ptr::NonNull;
 
 use crate::sync::{AtomicU8, Ordering};
 
-use super::stamp::Stamped;
+use super::timed::Stamped;
 use super::{AbortOnUnwind, Engine, EngineRef, Flavor, SignalOf, worker};
 use crate::spawner::{Job, JobHeader, JobVTable, Signal, Spawner};
 
-/// A new worker's first task (with its stamp, feature `timings`).
+/// A new worker's first task, with its stamp.
 type First<F> = Option<Stamped<<F as Flavor>::Task>>;
 
 /// Starts a worker through `spawner`, carrying `task` as its first (or none: it

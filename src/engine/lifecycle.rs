@@ -8,7 +8,6 @@ use core::time::Duration;
 use super::ctl::{CLOSED, adm};
 use super::node::{Chain, Node, state};
 use super::released::Releasers;
-use super::stamp::stamped;
 use super::{AbortOnUnwind, ChainOf, Cold, Engine, EngineRef, Flavor, Guard, ListOf, NodeOf};
 use crate::clock::{Clock, Instant};
 use crate::queue::{IdleWorker, WorkerId, WorkerQueue};
@@ -271,42 +270,6 @@ impl<F: Flavor> Engine<F> {
         (woken, retired)
     }
 
-    /// Closes the pool (if it is open) and takes out the tasks waiting in the
-    /// lane, to be returned instead of run — also after a plain `release`, for
-    /// the tasks not started yet. A paused pool's tasks are taken out before
-    /// the release ends the pause, so none of them starts.
-    #[cfg(feature = "alloc")]
-    pub(crate) fn release_drain<H: EngineRef<Self>>(handle: &H) -> alloc::vec::Vec<F::Task> {
-        let this = handle.engine();
-        let mut drained = alloc::vec::Vec::new();
-        if this.is_paused() {
-            this.drain_lane(handle, &mut drained);
-        }
-        this.release();
-        this.drain_lane(handle, &mut drained);
-        this.maybe_quiet();
-        if this.config.lane_closes() {
-            // The last worker may have stayed, parked, for a task we took
-            // (handshake 2); a releaser may wait for the lane to empty
-            // (`drained`).
-            this.settle_closed();
-        }
-        drained
-    }
-
-    /// Pops every task in the lane into `drained`; a hand-off pool gives
-    /// their admissions back.
-    #[cfg(feature = "alloc")]
-    fn drain_lane<H: EngineRef<Self>>(&self, handle: &H, drained: &mut alloc::vec::Vec<F::Task>) {
-        while let Some(stamped!(task, _)) = self.lane.pop() {
-            drained.push(task);
-            if self.config.handoff() {
-                // Never to finish: its admission goes now.
-                self.task_done(handle);
-            }
-        }
-    }
-
     /// Drops every task still waiting in the lane (admitted, not started);
     /// returns how many. The pool stays open; tasks a worker took already run.
     /// A hand-off pool's dropped tasks give their admission back (letting
@@ -317,7 +280,7 @@ impl<F: Flavor> Engine<F> {
     pub(crate) fn clear_queue<H: EngineRef<Self>>(handle: &H) -> usize {
         let this = handle.engine();
         let mut cleared = 0;
-        while let Some(stamped!(task, _)) = this.lane.pop() {
+        while let Some((task, _)) = this.lane.pop() {
             cleared += 1;
             if this.config.handoff() {
                 // Never to start: its admission goes now.

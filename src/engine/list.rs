@@ -21,8 +21,10 @@
 //! the mark; the index moves past a block's end by `fetch_add`, which keeps the
 //! mark. So every push claimed its slot before the mark or is handed back — a
 //! pool closes its lane on release instead of counting submitters in and out
-//! of a push window (`engine/README.md`, handshake 2). And it runs under loom
-//! (`list_loom.rs`, with blocks of three slots).
+//! of a push window (`engine/README.md`, handshake 2). And it runs under loom:
+//! in the engine's models as it ships, and in its own (`list_loom.rs`) with
+//! blocks of three slots and two spares (the list's const parameters), so
+//! that a model crosses a block's end in a few pushes.
 //!
 //! # Spare blocks
 //!
@@ -46,20 +48,14 @@
 //! slots' states or of `next`), `pushers_and_a_popper_across_a_block_end`,
 //! `a_push_racing_close_lands_before_it_or_comes_back`.
 
-// Under loom the engine's models use a stand-in for the list (see
-// `transport.rs`); the list itself is checked by its own (`list_loom.rs`).
-#![cfg_attr(antpool_loom, allow(dead_code))]
-
 use alloc::boxed::Box;
 use core::mem::MaybeUninit;
 use core::ptr;
 
-use crate::sync::{AtomicPtr, AtomicUsize, Backoff, Cell, Ordering, fence};
+use crate::sync::{AtomicPtr, AtomicUsize, Backoff, Cell, Ordering, ZEROED_ATOMICS, fence};
 
 use super::padded::Padded;
-#[cfg(feature = "timings")]
-use super::stamp::Stamp;
-use super::stamp::{Stamped, stamped};
+use super::timed::{Stamp, StampAt, Stamped};
 
 // A slot's state bits: the value is written; it has been read; the block is
 // being destroyed and the slot's reader must finish that.
@@ -67,23 +63,13 @@ const WRITE: usize = 1;
 const READ: usize = 2;
 const DESTROY: usize = 4;
 
-/// Indices per block: one more than its slots (the last index of each lap
-/// stands for "moving to the next block").
-#[cfg(not(antpool_loom))]
-pub(super) const LAP: usize = 32;
-/// Under loom, small blocks, so a model crosses a block's end in a few pushes.
-#[cfg(antpool_loom)]
-pub(super) const LAP: usize = 4;
-/// Slots per block.
-const BLOCK_CAP: usize = LAP - 1;
+/// Slots per block (a list's `BLOCK` parameter, by default).
+pub(super) const BLOCK_CAP: usize = 31;
 /// Blocks given up by their readers that the list keeps for its next
-/// installs: one did not cover a queue whose length moves by a few blocks
-/// (what four saved: `BENCHMARKS.md`, "What the engine's constants rest on").
-#[cfg(not(antpool_loom))]
-const SPARES: usize = 4;
-/// Under loom, two: the models go through more than one.
-#[cfg(antpool_loom)]
-const SPARES: usize = 2;
+/// installs (a list's `SPARES` parameter, by default): one did not cover a
+/// queue whose length moves by a few blocks (what four saved:
+/// `BENCHMARKS.md`, "What the engine's constants rest on").
+const SPARE_BLOCKS: usize = 4;
 /// The low index bits kept for flags: `HAS_NEXT` in the head, `MARK` in the tail.
 const SHIFT: usize = 1;
 /// Head: the head block is not the last one.
@@ -91,22 +77,19 @@ const HAS_NEXT: usize = 1;
 /// Tail: the list is closed.
 const MARK: usize = 1;
 
-/// One slot: a value and its state (and, feature `timings`, the value's
-/// admission time: written and read with it, under the same `WRITE` bit).
+/// One slot: a value and its state, and the value's admission time (its
+/// [`Stamp`]: written and read with it, under the same `WRITE` bit).
 struct Slot<T> {
     value: Cell<MaybeUninit<T>>,
     state: AtomicUsize,
-    #[cfg(feature = "timings")]
     at: Cell<MaybeUninit<Stamp>>,
 }
 
 impl<T> Slot<T> {
-    #[cfg(antpool_loom)]
     fn new() -> Self {
         Slot {
             value: Cell::new(MaybeUninit::uninit()),
             state: AtomicUsize::new(0),
-            #[cfg(feature = "timings")]
             at: Cell::new(MaybeUninit::uninit()),
         }
     }
@@ -121,18 +104,25 @@ impl<T> Slot<T> {
     }
 }
 
-/// A block of slots, linked to the next.
-struct Block<T> {
-    next: AtomicPtr<Block<T>>,
-    slots: [Slot<T>; BLOCK_CAP],
+/// A block of `BLOCK` slots, linked to the next.
+struct Block<T, const BLOCK: usize> {
+    next: AtomicPtr<Block<T, BLOCK>>,
+    slots: [Slot<T>; BLOCK],
 }
 
-impl<T> Block<T> {
+impl<T, const BLOCK: usize> Block<T, BLOCK> {
     /// A block of empty slots, allocated zeroed on the heap, never built on the
     /// stack: a block of large tasks would overflow a small stack (crossbeam
-    /// fixed the same in `SegQueue`, its #1146).
-    #[cfg(not(antpool_loom))]
+    /// fixed the same in `SegQueue`, its #1146). Under loom, whose atomics track state
+    /// zeroed memory would not set up ([`ZEROED_ATOMICS`]), built field by
+    /// field.
     fn new() -> Box<Self> {
+        if !ZEROED_ATOMICS {
+            return Box::new(Block {
+                next: AtomicPtr::new(ptr::null_mut()),
+                slots: core::array::from_fn(|_| Slot::new()),
+            });
+        }
         let layout = alloc::alloc::Layout::new::<Self>();
         // SAFETY: the layout is not zero-sized (the block has an `AtomicPtr`).
         let raw = unsafe { alloc::alloc::alloc_zeroed(layout) };
@@ -140,25 +130,16 @@ impl<T> Block<T> {
             alloc::alloc::handle_alloc_error(layout);
         }
         // SAFETY: zeroed bytes are a valid block: a null `next`, every slot's
-        // state 0 (portable-atomic's atomics are plain integers in cells) and
-        // its value a `MaybeUninit`, valid whatever its bytes. The memory was
-        // allocated with this layout by the global allocator, as `Box` needs.
+        // state 0 (the atomics are plain integers in cells: `ZEROED_ATOMICS`)
+        // and its value and stamp `MaybeUninit`s, valid whatever their bytes.
+        // The memory was allocated with this layout by the global allocator,
+        // as `Box` needs.
         unsafe { Box::from_raw(raw.cast()) }
-    }
-
-    /// Under loom, built field by field (loom's atomics track state a zeroed
-    /// allocation would not set up); its blocks are three slots.
-    #[cfg(antpool_loom)]
-    fn new() -> Box<Self> {
-        Box::new(Block {
-            next: AtomicPtr::new(ptr::null_mut()),
-            slots: core::array::from_fn(|_| Slot::new()),
-        })
     }
 
     /// Waits until the next block is linked (its installer claimed this
     /// block's last slot, and links it right after).
-    fn wait_next(&self) -> *mut Block<T> {
+    fn wait_next(&self) -> *mut Block<T, BLOCK> {
         let mut backoff = Backoff::new();
         loop {
             let next = self.next.load(Ordering::Acquire);
@@ -180,10 +161,20 @@ impl<T> Block<T> {
     }
 }
 
-impl<T> List<T> {
+impl<T, const BLOCK: usize, const SPARES: usize> List<T, BLOCK, SPARES> {
+    /// Indices per block: one more than its slots (the last index of each
+    /// lap stands for "moving to the next block"). A power of two.
+    const LAP: usize = {
+        assert!(
+            (BLOCK + 1).is_power_of_two(),
+            "a block's slots and one: a power of two"
+        );
+        BLOCK + 1
+    };
+
     /// A block for an install: a spare if there is one (reset), else a new
     /// one.
-    fn new_block(&self) -> Box<Block<T>> {
+    fn new_block(&self) -> Box<Block<T, BLOCK>> {
         let mut spare = ptr::null_mut();
         for cell in &self.spare {
             // A load first: when there is no spare (a queue that grows), the
@@ -208,7 +199,7 @@ impl<T> List<T> {
 
     /// A block a pusher made for an install that another pusher did (or that
     /// a close stopped) goes back to the spares, not to the allocator.
-    fn give_back(&self, block: Option<Box<Block<T>>>) {
+    fn give_back(&self, block: Option<Box<Block<T, BLOCK>>>) {
         if let Some(block) = block {
             // SAFETY: never shared: no slot of it holds a value.
             unsafe { self.recycle(Box::into_raw(block)) };
@@ -225,7 +216,7 @@ impl<T> List<T> {
     ///
     /// `block` was made by `Box::into_raw`, every one of its slots has been
     /// read (or none written), and nobody touches it any more.
-    unsafe fn recycle(&self, block: *mut Block<T>) {
+    unsafe fn recycle(&self, block: *mut Block<T, BLOCK>) {
         for cell in &self.spare {
             if cell.load(Ordering::Relaxed).is_null()
                 && cell
@@ -247,9 +238,9 @@ impl<T> List<T> {
     /// `this` is a block every slot of which below `start` has been read, and
     /// whose last slot's reader (or the reader of slot `start - 1`, which saw
     /// `DESTROY`) calls this, once.
-    unsafe fn destroy(&self, this: *mut Block<T>, start: usize) {
+    unsafe fn destroy(&self, this: *mut Block<T, BLOCK>, start: usize) {
         // The last slot need not be marked: its reader started the destruction.
-        for i in start..BLOCK_CAP - 1 {
+        for i in start..BLOCK - 1 {
             // SAFETY: the block is live until this function frees it (per the
             // contract, nobody else frees it meanwhile).
             let slot = unsafe { &(*this).slots[i] };
@@ -267,12 +258,12 @@ impl<T> List<T> {
 }
 
 /// An index and the block it falls in.
-struct Position<T> {
+struct Position<T, const BLOCK: usize> {
     index: AtomicUsize,
-    block: AtomicPtr<Block<T>>,
+    block: AtomicPtr<Block<T, BLOCK>>,
 }
 
-impl<T> Position<T> {
+impl<T, const BLOCK: usize> Position<T, BLOCK> {
     maybe_const_fn! {
         fn new() -> Self {
             Position {
@@ -283,38 +274,35 @@ impl<T> Position<T> {
     }
 }
 
-/// An unbounded lock-free FIFO that can be closed (see the module docs).
-pub(crate) struct List<T> {
-    head: Padded<Position<T>>,
-    tail: Padded<Position<T>>,
+/// An unbounded lock-free FIFO that can be closed (see the module docs), of
+/// blocks of `BLOCK` slots, keeping up to `SPARES` blocks for reuse.
+pub(crate) struct List<T, const BLOCK: usize = BLOCK_CAP, const SPARES: usize = SPARE_BLOCKS> {
+    head: Padded<Position<T, BLOCK>>,
+    tail: Padded<Position<T, BLOCK>>,
     /// Blocks given up by their last readers, kept for the next installs
     /// (each cell a block or null). Touched about once a block, by a popper
     /// and then a pusher.
-    spare: [AtomicPtr<Block<T>>; SPARES],
+    spare: [AtomicPtr<Block<T, BLOCK>>; SPARES],
     // `fn() -> T`: the list is `Send`/`Sync` as `T: Send` allows (below).
     _values: core::marker::PhantomData<fn() -> T>,
 }
 
 // SAFETY: values move from the thread that pushes them to the one that pops
 // them; the list never shares a `&T`.
-unsafe impl<T: Send> Send for List<T> {}
+unsafe impl<T: Send, const BLOCK: usize, const SPARES: usize> Send for List<T, BLOCK, SPARES> {}
 // SAFETY: as for `Send`: each slot has one writer (its claimer through the
 // tail) and then one reader (its claimer through the head), ordered by the
 // slot's state.
-unsafe impl<T: Send> Sync for List<T> {}
+unsafe impl<T: Send, const BLOCK: usize, const SPARES: usize> Sync for List<T, BLOCK, SPARES> {}
 
-impl<T> List<T> {
+impl<T, const BLOCK: usize, const SPARES: usize> List<T, BLOCK, SPARES> {
     maybe_const_fn! {
         /// An empty, open list. (It allocates its first block on the first push.)
         pub(crate) fn new() -> Self {
             List {
                 head: Padded::new(Position::new()),
                 tail: Padded::new(Position::new()),
-                #[cfg(not(antpool_loom))]
-                spare: [const { AtomicPtr::new(ptr::null_mut()) }; SPARES],
-                // (Loom's atomics are not `const`.)
-                #[cfg(antpool_loom)]
-                spare: [AtomicPtr::new(ptr::null_mut()), AtomicPtr::new(ptr::null_mut())],
+                spare: crate::sync::null_ptrs(),
                 _values: core::marker::PhantomData,
             }
         }
@@ -322,24 +310,18 @@ impl<T> List<T> {
 
     /// The position of index `index` (shifted) in the list's order of slots
     /// since it was made: what sampling goes by.
-    #[cfg(feature = "timings")]
     #[inline]
     fn seq(index: usize) -> usize {
-        (index / LAP)
-            .wrapping_mul(BLOCK_CAP)
-            .wrapping_add(index % LAP)
+        (index / Self::LAP)
+            .wrapping_mul(BLOCK)
+            .wrapping_add(index % Self::LAP)
     }
 
-    /// Appends `value`, or hands it back if the list is closed. Feature
-    /// `timings`: with the stamp `stamp_at` gives for the position of the
-    /// slot it is about to claim and the stamp of its last try, asked before
-    /// each try (as `Ring::push` does).
-    pub(crate) fn push(
-        &self,
-        value: T,
-        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize, Stamp) -> Stamp,
-    ) -> Result<(), T> {
-        #[cfg(feature = "timings")]
+    /// Appends `value`, or hands it back if the list is closed. With the
+    /// stamp `stamp_at` gives for the position of the slot it is about to
+    /// claim and the stamp of its last try, asked before each try (as
+    /// `Ring::push` does).
+    pub(crate) fn push(&self, value: T, stamp_at: impl StampAt) -> Result<(), T> {
         let mut at = Stamp::NONE;
         let mut backoff = Backoff::new();
         let mut tail = self.tail.index.load(Ordering::Acquire);
@@ -350,8 +332,8 @@ impl<T> List<T> {
                 self.give_back(next_block);
                 return Err(value);
             }
-            let offset = (tail >> SHIFT) % LAP;
-            if offset == BLOCK_CAP {
+            let offset = (tail >> SHIFT) % Self::LAP;
+            if offset == BLOCK {
                 // Another pusher is installing the next block: wait for it.
                 backoff.snooze();
                 tail = self.tail.index.load(Ordering::Acquire);
@@ -360,7 +342,7 @@ impl<T> List<T> {
             }
             // About to take the block's last slot: make its successor first, so
             // that the others wait for the install as briefly as can be.
-            if offset + 1 == BLOCK_CAP && next_block.is_none() {
+            if offset + 1 == BLOCK && next_block.is_none() {
                 next_block = Some(self.new_block());
             }
             if block.is_null() {
@@ -384,10 +366,7 @@ impl<T> List<T> {
                 }
             }
             let new_tail = tail.wrapping_add(1 << SHIFT);
-            #[cfg(feature = "timings")]
-            {
-                at = stamp_at(Self::seq(tail >> SHIFT), at);
-            }
+            at = stamp_at(Self::seq(tail >> SHIFT), at);
             match self.tail.index.compare_exchange_weak(
                 tail,
                 new_tail,
@@ -395,7 +374,7 @@ impl<T> List<T> {
                 Ordering::Acquire,
             ) {
                 Ok(_) => {
-                    if offset + 1 == BLOCK_CAP {
+                    if offset + 1 == BLOCK {
                         // We took the last slot: install the next block. (The
                         // index moves on by `fetch_add`, which keeps a mark a
                         // `close` set meanwhile.)
@@ -418,7 +397,6 @@ impl<T> List<T> {
                     // SAFETY: the slot is ours alone until `WRITE` is set.
                     slot.value.with_mut(|cell| unsafe { (*cell).write(value) });
                     // SAFETY: as for the value.
-                    #[cfg(feature = "timings")]
                     slot.at.with_mut(|cell| unsafe { (*cell).write(at) });
                     slot.state.fetch_or(WRITE, Ordering::Release);
                     // Made for an install that another pusher did (`None` if
@@ -435,16 +413,15 @@ impl<T> List<T> {
         }
     }
 
-    /// Takes the oldest value (with its stamp, feature `timings`), or `None`
-    /// if the list is empty. A slot claimed by a pusher and not yet written is
+    /// Takes the oldest value with its stamp, or `None` if the list is empty. A slot claimed by a pusher and not yet written is
     /// waited for (as `SegQueue` does).
     pub(crate) fn pop(&self) -> Option<Stamped<T>> {
         let mut backoff = Backoff::new();
         let mut head = self.head.index.load(Ordering::Acquire);
         let mut block = self.head.block.load(Ordering::Acquire);
         loop {
-            let offset = (head >> SHIFT) % LAP;
-            if offset == BLOCK_CAP {
+            let offset = (head >> SHIFT) % Self::LAP;
+            if offset == BLOCK {
                 // Another popper is moving to the next block: wait for it.
                 backoff.snooze();
                 head = self.head.index.load(Ordering::Acquire);
@@ -459,7 +436,7 @@ impl<T> List<T> {
                     return None;
                 }
                 // Head and tail in different blocks: the head block has a next.
-                if (head >> SHIFT) / LAP != (tail >> SHIFT) / LAP {
+                if (head >> SHIFT) / Self::LAP != (tail >> SHIFT) / Self::LAP {
                     new_head |= HAS_NEXT;
                 }
             }
@@ -477,7 +454,7 @@ impl<T> List<T> {
                 Ordering::Acquire,
             ) {
                 Ok(_) => {
-                    if offset + 1 == BLOCK_CAP {
+                    if offset + 1 == BLOCK {
                         // We took the block's last slot: move the head on.
                         // SAFETY: `block` is live until its last slot (ours)
                         // is read; its pusher links the next block.
@@ -500,11 +477,10 @@ impl<T> List<T> {
                         .value
                         .with_mut(|cell| unsafe { (*cell).assume_init_read() });
                     // SAFETY: as for the value (written with it, before `WRITE`).
-                    #[cfg(feature = "timings")]
                     let at = slot
                         .at
                         .with_mut(|cell| unsafe { (*cell).assume_init_read() });
-                    if offset + 1 == BLOCK_CAP {
+                    if offset + 1 == BLOCK {
                         // SAFETY: the last slot is read: destruction starts here.
                         unsafe { self.destroy(block, 0) };
                     } else if slot.state.fetch_or(READ, Ordering::AcqRel) & DESTROY != 0 {
@@ -512,7 +488,7 @@ impl<T> List<T> {
                         // read now: we go on from the next one.
                         unsafe { self.destroy(block, offset + 1) };
                     }
-                    return Some(stamped!(value, at));
+                    return Some((value, at));
                 }
                 Err(now) => {
                     head = now;
@@ -543,20 +519,20 @@ impl<T> List<T> {
             tail &= !((1 << SHIFT) - 1);
             head &= !((1 << SHIFT) - 1);
             // An index on a block's end stands for the next block's start.
-            if (tail >> SHIFT) & (LAP - 1) == LAP - 1 {
+            if (tail >> SHIFT) & (Self::LAP - 1) == Self::LAP - 1 {
                 tail = tail.wrapping_add(1 << SHIFT);
             }
-            if (head >> SHIFT) & (LAP - 1) == LAP - 1 {
+            if (head >> SHIFT) & (Self::LAP - 1) == Self::LAP - 1 {
                 head = head.wrapping_add(1 << SHIFT);
             }
             // Rotate both so that the head falls in the first block.
-            let lap = (head >> SHIFT) / LAP;
-            tail = tail.wrapping_sub((lap * LAP) << SHIFT);
-            head = head.wrapping_sub((lap * LAP) << SHIFT);
+            let lap = (head >> SHIFT) / Self::LAP;
+            tail = tail.wrapping_sub((lap * Self::LAP) << SHIFT);
+            head = head.wrapping_sub((lap * Self::LAP) << SHIFT);
             tail >>= SHIFT;
             head >>= SHIFT;
             // The difference, less one index per block end between them.
-            return tail - head - tail / LAP;
+            return tail - head - tail / Self::LAP;
         }
     }
 
@@ -567,8 +543,8 @@ impl<T> List<T> {
         self.tail.index.fetch_or(MARK, Ordering::SeqCst);
     }
 
-    /// How many blocks the list keeps as spares (for the tests).
-    #[cfg(test)]
+    /// How many blocks the list keeps as spares (for the unit tests).
+    #[cfg(all(test, not(antpool_loom)))]
     pub(super) fn spares(&self) -> usize {
         self.spare
             .iter()
@@ -582,15 +558,15 @@ impl<T> List<T> {
     }
 }
 
-impl<T> Drop for List<T> {
+impl<T, const BLOCK: usize, const SPARES: usize> Drop for List<T, BLOCK, SPARES> {
     fn drop(&mut self) {
         // `&mut self`: nobody else touches the list, so plain loads will do.
         let mut head = self.head.index.load(Ordering::Relaxed) & !((1 << SHIFT) - 1);
         let tail = self.tail.index.load(Ordering::Relaxed) & !((1 << SHIFT) - 1);
         let mut block = self.head.block.load(Ordering::Relaxed);
         while head != tail {
-            let offset = (head >> SHIFT) % LAP;
-            if offset < BLOCK_CAP {
+            let offset = (head >> SHIFT) % Self::LAP;
+            if offset < BLOCK {
                 // SAFETY: every slot from head to tail was written and never
                 // read (no push or pop is in progress: `&mut self`).
                 unsafe {

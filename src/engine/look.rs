@@ -17,10 +17,11 @@
 //! submitters.
 //!
 //! The learnt look is one word for the pool (`Engine::look_us`, in µs), read by
-//! every looker and written, relaxed, when a woken looker's gap changes it: a
-//! hint, not a protocol — any value in range is a correct look, and a lost
-//! write only delays learning by one wake-up. Under loom no clock is read, so
-//! nothing is learnt there.
+//! every looker and written, relaxed, when a woken looker's gap changes it:
+//! a hint, not a protocol — any value in range is a correct look, and a
+//! lost write only delays learning by one wake-up. Under loom a look is one
+//! round (`sync.rs`) and the models' clock stands still: a woken looker
+//! learns the short look there.
 
 use core::time::Duration;
 

@@ -21,8 +21,8 @@
 //! | `launch.rs` | how a new worker's first task reaches its thread |
 //! | `node.rs` | the parking records of the cold paths |
 //! | `wait_async.rs` | futures that wait for room or idleness without a thread |
-//! | `stamp.rs` | the admission time (and, with levels, the level) a task carries (feature `timings`; nothing without) |
-//! | `timed.rs`, `recorder.rs` | where the clock is read for the timings, and the histograms' counters |
+//! | `timed.rs` | where the clock is read for the timings; `timed/`: the admission time (and, with levels, the level) a task carries, the histograms' counters — zero-sized without the feature `timings` |
+//! | `heap.rs` | what only a pool with a heap has (feature `alloc`); `no_heap.rs`: its stand-ins without |
 //!
 //! The engine never names `std`. The faces — [`Pool`](crate::Pool),
 //! [`PoolWithFunc`](crate::PoolWithFunc), [`StaticPoolWithFunc`](crate::StaticPoolWithFunc)
@@ -43,6 +43,13 @@ use crate::spawner::Spawner;
 mod ctl;
 #[cfg(all(test, feature = "alloc", not(antpool_loom)))]
 mod fifo_tests;
+/// What only a pool with a heap has.
+#[cfg(feature = "alloc")]
+mod heap;
+/// Without a heap: the stand-ins for what `heap.rs` gives.
+#[cfg(not(feature = "alloc"))]
+#[path = "no_heap.rs"]
+mod heap;
 mod inbox;
 #[cfg(all(test, antpool_loom))]
 mod inbox_loom;
@@ -60,16 +67,12 @@ mod padded;
 #[cfg(test)]
 mod plain;
 mod quiet;
-#[cfg(feature = "timings")]
-mod recorder;
 mod released;
 mod ring;
 #[cfg(all(test, antpool_loom))]
 mod ring_loom;
 mod spin;
-mod stamp;
 mod submit;
-#[cfg(feature = "timings")]
 mod timed;
 mod transport;
 mod wait_async;
@@ -78,12 +81,14 @@ mod watch;
 mod worker;
 
 pub(crate) use ctl::MAX_WORKERS;
+/// (For the timings' levels: `timings/mod.rs`.)
+#[cfg(feature = "timings")]
+pub(crate) use heap::{Boxed, boxed};
+#[cfg(feature = "alloc")]
+#[allow(unused_imports)] // (`MAX_RING`: for the faces; the engine's own use is in `heap.rs`)
+pub(crate) use heap::{MAX_RING, boxed_slots};
 pub(crate) use released::{Awaited, Drain};
-#[cfg(feature = "alloc")]
-pub(crate) use ring::boxed_slots;
 pub(crate) use ring::{Slot, Slots};
-#[cfg(feature = "alloc")]
-pub(crate) use transport::MAX_RING;
 pub(crate) use wait_async::Admit;
 
 use ctl::{Adm, Ctl};
@@ -155,15 +160,6 @@ impl<E: Sync + 'static> EngineRef<E> for &'static E {
     }
 }
 
-#[cfg(feature = "alloc")]
-impl<E: Send + Sync + 'static> EngineRef<E> for alloc::sync::Arc<E> {
-    const HANDSHAKE: bool = false;
-
-    fn engine(&self) -> &E {
-        self
-    }
-}
-
 /// A validated configuration (see [`Options`](crate::Options)).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Config {
@@ -226,24 +222,6 @@ impl Config {
             0 => Growth::Spilling,
             usize::MAX => Growth::Unbounded,
             _ => Growth::Bounded,
-        }
-    }
-
-    /// The size of the lane's ring for a heap face: a bounded queue's limit; a
-    /// hand-off pool's capacity (an unbounded pool's worker limit), at most
-    /// [`MAX_RING`]; one slot for an unbounded queue (it spills at once).
-    #[cfg(feature = "alloc")]
-    pub(crate) const fn ring_size(&self) -> usize {
-        match self.queue_limit {
-            0 => {
-                let cap = match self.capacity {
-                    Some(cap) => cap,
-                    None => MAX_WORKERS,
-                };
-                if cap < MAX_RING { cap } else { MAX_RING }
-            }
-            usize::MAX => 1,
-            limit => limit,
         }
     }
 
@@ -379,21 +357,9 @@ pub(crate) struct Engine<F: Flavor> {
     clock: F::Clock,
     spawner: F::Spawner,
     exec: F::Exec,
-    /// The timing histograms (`timings()`).
-    #[cfg(feature = "timings")]
-    recorder: recorder::Recorder,
-}
-
-/// The lock around an engine's cold state.
-#[cfg(not(antpool_loom))]
-const fn new_mutex<F: Flavor>(cold: Cold<F>) -> lock_api::Mutex<LockOf<F>, Cold<F>> {
-    lock_api::Mutex::const_new(<LockOf<F> as lock_api::RawMutex>::INIT, cold)
-}
-
-/// The lock around an engine's cold state (loom: made at run time).
-#[cfg(antpool_loom)]
-fn new_mutex<F: Flavor>(cold: Cold<F>) -> lock_api::Mutex<LockOf<F>, Cold<F>> {
-    lock_api::Mutex::from_raw(LockOf::<F>::default(), cold)
+    /// The timing histograms (`timings()`; without the feature `timings`,
+    /// nothing).
+    recorder: timed::Recorder,
 }
 
 impl<F: Flavor> Engine<F> {
@@ -421,7 +387,7 @@ impl<F: Flavor> Engine<F> {
                 ctl: Padded::new(Ctl::new()),
                 lane: Lanes::new(slots, ring_size, config.growth()),
                 watch: watch::Watch::new(),
-                cold: Padded::new(new_mutex(Cold {
+                cold: Padded::new(crate::sync::new_lock(Cold {
                     idle: queue,
                     lines: waiters::Lines::new(),
                     drains: List::new(),
@@ -451,8 +417,7 @@ impl<F: Flavor> Engine<F> {
                 clock,
                 spawner,
                 exec,
-                #[cfg(feature = "timings")]
-                recorder: recorder::Recorder::new(),
+                recorder: timed::Recorder::new(),
             }
         }
     }
@@ -488,12 +453,6 @@ impl<F: Flavor> Engine<F> {
         self.ctl.load().threads()
     }
 
-    /// The pool clock's time.
-    #[cfg(feature = "alloc")]
-    pub(crate) fn now(&self) -> crate::clock::Instant {
-        self.clock.now()
-    }
-
     pub(crate) fn idle(&self) -> usize {
         self.ctl.load().parked()
     }
@@ -515,18 +474,6 @@ impl<F: Flavor> Engine<F> {
     /// Whether submits wait per level (`priorities(true)`).
     pub(crate) fn has_priorities(&self) -> bool {
         self.config.priorities
-    }
-
-    /// Gives a heap pool with `priorities(true)` its `High` and `Low` lanes,
-    /// like its `Normal` one (`ring_size` slots each), before it serves
-    /// (feature `timings`: and its queue waits' histograms per level).
-    #[cfg(feature = "alloc")]
-    pub(crate) fn add_levels(&mut self, ring_size: usize) {
-        if self.config.priorities {
-            self.lane.add_levels(ring_size, self.config.growth());
-            #[cfg(feature = "timings")]
-            self.recorder.add_levels();
-        }
     }
 
     /// The number of the next worker to start (see `Job::index`).
@@ -555,13 +502,6 @@ impl<F: Flavor> Engine<F> {
     #[cfg(feature = "metrics")]
     pub(crate) fn label(&self) -> Option<&'static str> {
         self.config.label
-    }
-
-    /// Whether the timings keep `queue_wait` per level (the facade's
-    /// `priority` label).
-    #[cfg(feature = "metrics")]
-    pub(crate) fn times_levels(&self) -> bool {
-        self.recorder.has_levels()
     }
 
     pub(crate) fn cap(&self) -> Option<usize> {

@@ -26,8 +26,7 @@ use crate::sync::{AtomicU8, Ordering};
 
 use crate::spawner::Signal;
 
-#[cfg(feature = "timings")]
-use super::stamp::Stamp;
+use super::timed::{Lap, Stamp};
 
 /// Node states. A worker's mailbox moves BUSY → IDLE → (TAKEN → WAKE | RETIRE);
 /// a waiter WAITING → TAKEN → (SERVED | GRANTED | CLOSED); an idle record
@@ -108,16 +107,18 @@ pub(crate) struct Node<T, Sig> {
     /// of that list (the lock holder, or the owner of a detached chain) touches it.
     next: UnsafeCell<Option<NonNull<Node<T, Sig>>>>,
     task: UnsafeCell<MaybeUninit<T>>,
-    /// A waiter's time (feature `timings`): when its submit found the pool
-    /// saturated, and — once granted a worker — when it was admitted. Moves
-    /// with the task, under the same rules.
-    #[cfg(feature = "timings")]
+    /// A waiter's time (feature `timings`; zero-sized without): when its
+    /// submit found the pool saturated, and — once granted a worker — when
+    /// it was admitted. Moves with the task, under the same rules.
     stamp: UnsafeCell<Stamp>,
     wake: Wake<Sig>,
     /// A worker's mailbox: its takes in a row from above a waiting lower
     /// level (the starvation bound's count, `lanes.rs`). Only the worker
     /// itself touches it.
     streak: Cell<u32>,
+    /// A worker's mailbox: the end of its last task, if timed (`timed.rs`).
+    /// Only the worker itself touches it.
+    lap: Lap,
 }
 
 impl<T, Sig: Signal> Node<T, Sig> {
@@ -128,10 +129,10 @@ impl<T, Sig: Signal> Node<T, Sig> {
                 state: AtomicU8::new(state),
                 next: UnsafeCell::new(None),
                 task: UnsafeCell::new(MaybeUninit::uninit()),
-                #[cfg(feature = "timings")]
                 stamp: UnsafeCell::new(Stamp::NONE),
                 wake: Wake::Thread(signal),
                 streak: Cell::new(0),
+                lap: Lap::new(),
             }
         }
     }
@@ -144,13 +145,13 @@ impl<T, Sig: Signal> Node<T, Sig> {
             state: AtomicU8::new(state),
             next: UnsafeCell::new(None),
             task: UnsafeCell::new(MaybeUninit::uninit()),
-            #[cfg(feature = "timings")]
             stamp: UnsafeCell::new(Stamp::NONE),
             wake: Wake::Task {
                 waker: UnsafeCell::new(None),
                 wake_served,
             },
             streak: Cell::new(0),
+            lap: Lap::new(),
         }
     }
 
@@ -160,16 +161,22 @@ impl<T, Sig: Signal> Node<T, Sig> {
             state: AtomicU8::new(state),
             next: UnsafeCell::new(None),
             task: UnsafeCell::new(MaybeUninit::new(task)),
-            #[cfg(feature = "timings")]
             stamp: UnsafeCell::new(Stamp::NONE),
             wake: Wake::Thread(signal),
             streak: Cell::new(0),
+            lap: Lap::new(),
         }
     }
 
     /// The owner worker's count for the starvation bound (see `streak`).
     pub(crate) fn streak(&self) -> &Cell<u32> {
         &self.streak
+    }
+
+    /// The owner worker's lap (see `lap`).
+    #[inline(always)]
+    pub(crate) fn lap(&self) -> &Lap {
+        &self.lap
     }
 
     pub(crate) fn state(&self) -> u8 {
@@ -236,7 +243,6 @@ impl<T, Sig: Signal> Node<T, Sig> {
     ///
     /// As for [`take_task`](Self::take_task): the caller has the exclusive
     /// right to the node's cells.
-    #[cfg(feature = "timings")]
     pub(crate) unsafe fn stamp(&self) -> Stamp {
         // SAFETY: exclusive access, per the caller's contract.
         unsafe { *self.stamp.get() }
@@ -247,7 +253,6 @@ impl<T, Sig: Signal> Node<T, Sig> {
     /// # Safety
     ///
     /// As for [`stamp`](Self::stamp).
-    #[cfg(feature = "timings")]
     pub(crate) unsafe fn set_stamp(&self, stamp: Stamp) {
         // SAFETY: exclusive access, per the caller's contract.
         unsafe { *self.stamp.get() = stamp };

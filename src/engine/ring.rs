@@ -38,18 +38,15 @@ use core::mem::MaybeUninit;
 use crate::sync::{AtomicUsize, Cell, Ordering, spin_hint};
 
 use super::padded::Padded;
-#[cfg(feature = "timings")]
-use super::stamp::Stamp;
-use super::stamp::{Stamped, stamped, with_stamp};
+use super::timed::{Stamp, StampAt, Stamped};
 
-/// One slot of a ring: a stamp and room for a task (and, feature `timings`,
-/// the task's admission time: written and read with the value, under the
-/// same stamp protocol).
+/// One slot of a ring: a stamp and room for a task, and the task's admission
+/// time (its [`Stamp`]: written and read with the value, under the same stamp
+/// protocol; without the feature `timings`, zero-sized).
 pub(crate) struct Slot<T> {
     /// The stamp, minus the slot's index.
     stamp: AtomicUsize,
     value: Cell<MaybeUninit<T>>,
-    #[cfg(feature = "timings")]
     at: Cell<Stamp>,
 }
 
@@ -68,7 +65,6 @@ impl<T> Slot<T> {
             Slot {
                 stamp: AtomicUsize::new(0),
                 value: Cell::new(MaybeUninit::uninit()),
-                #[cfg(feature = "timings")]
                 at: Cell::new(Stamp::NONE),
             }
         }
@@ -96,20 +92,6 @@ impl<T: Send + 'static, const N: usize> Slots<T> for [Slot<T>; N] {
     fn slots(&self) -> &[Slot<T>] {
         self
     }
-}
-
-#[cfg(feature = "alloc")]
-impl<T: Send + 'static> Slots<T> for alloc::boxed::Box<[Slot<T>]> {
-    #[inline]
-    fn slots(&self) -> &[Slot<T>] {
-        self
-    }
-}
-
-/// `n` empty slots on the heap.
-#[cfg(feature = "alloc")]
-pub(crate) fn boxed_slots<T>(n: usize) -> alloc::boxed::Box<[Slot<T>]> {
-    (0..n).map(|_| Slot::new()).collect()
 }
 
 /// A bounded lock-free FIFO over the slots `S`.
@@ -166,7 +148,6 @@ impl<T, S: Slots<T>> Ring<T, S> {
 
     /// The position of index `at` in the ring's order of slots since it was
     /// made (laps times slots, plus the slot): what sampling goes by.
-    #[cfg(feature = "timings")]
     #[inline]
     fn seq(&self, at: usize) -> usize {
         (at >> self.one_lap.trailing_zeros())
@@ -175,16 +156,11 @@ impl<T, S: Slots<T>> Ring<T, S> {
     }
 
     /// Claims the slot at `tail`, which its stamp says is free for this lap,
-    /// by one swap on `tail`, and publishes `value` in it (feature `timings`:
-    /// with its admission time `at`). If another pusher moved `tail` first
-    /// (or the weak swap failed), hands `value` back with the `tail` it saw.
+    /// by one swap on `tail`, and publishes `value` in it with its admission
+    /// time `at`. If another pusher moved `tail` first (or the weak swap
+    /// failed), hands `value` back with the `tail` it saw.
     #[inline]
-    fn claim_and_write(
-        &self,
-        tail: usize,
-        value: T,
-        #[cfg(feature = "timings")] at: Stamp,
-    ) -> Result<(), (T, usize)> {
+    fn claim_and_write(&self, tail: usize, value: T, at: Stamp) -> Result<(), (T, usize)> {
         match self.tail.compare_exchange_weak(
             tail,
             self.next(tail),
@@ -198,7 +174,6 @@ impl<T, S: Slots<T>> Ring<T, S> {
                 // the stamp below before it reads.
                 slot.value.with_mut(|cell| unsafe { (*cell).write(value) });
                 // SAFETY: as for the value.
-                #[cfg(feature = "timings")]
                 slot.at.with_mut(|cell| unsafe { *cell = at });
                 slot.set_stamp(index, tail.wrapping_add(1));
                 Ok(())
@@ -210,11 +185,11 @@ impl<T, S: Slots<T>> Ring<T, S> {
     /// Appends `value`, or hands it back if the slot at `tail` is not free
     /// now — every slot is full, or the reader of the slot's last value has
     /// claimed it and not yet emptied it — or the ring is closed
-    /// ([`is_closed`](Self::is_closed) tells which). Feature `timings`: with
-    /// the stamp `stamp_at` gives for the position of the slot it is about to
-    /// claim and the stamp of its last try (see `Engine::lane_stamp`), asked
-    /// before each try: a clock read between the claim and the publish would
-    /// keep poppers from the slot (they see it empty) that much longer.
+    /// ([`is_closed`](Self::is_closed) tells which). With the stamp
+    /// `stamp_at` gives for the position of the slot it is about to claim and
+    /// the stamp of its last try (see `Engine::lane_stamp`), asked before each
+    /// try: a clock read between the claim and the publish would keep poppers
+    /// from the slot (they see it empty) that much longer.
     ///
     /// It never waits for another thread, and retries only when `tail` moved
     /// (another pusher got on), so it is lock-free. Crossbeam's `ArrayQueue`
@@ -223,13 +198,8 @@ impl<T, S: Slots<T>> Ring<T, S> {
     /// submitter spinning for the rest of its time slice, in which no task
     /// moved (`benches/HISTORY.md`, "Stalls behind a preempted worker"). Handed back, the task waits as it does for a full queue,
     /// and whoever waits for room sees the slot freed.
-    pub(crate) fn push(
-        &self,
-        mut value: T,
-        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize, Stamp) -> Stamp,
-    ) -> Result<(), T> {
+    pub(crate) fn push(&self, mut value: T, stamp_at: impl StampAt) -> Result<(), T> {
         let mut tail = self.tail.load(Ordering::Relaxed);
-        #[cfg(feature = "timings")]
         let mut at = Stamp::NONE;
         loop {
             if tail & self.mark != 0 {
@@ -238,11 +208,8 @@ impl<T, S: Slots<T>> Ring<T, S> {
             let (slot, index) = self.slot(tail);
             if slot.stamp(index) == tail {
                 // The slot is free for this lap: claim it.
-                #[cfg(feature = "timings")]
-                {
-                    at = stamp_at(self.seq(tail), at);
-                }
-                match with_stamp!(self, claim_and_write(tail, value) ; at) {
+                at = stamp_at(self.seq(tail), at);
+                match self.claim_and_write(tail, value, at) {
                     Ok(()) => return Ok(()),
                     Err((back, now)) => {
                         (value, tail) = (back, now);
@@ -265,7 +232,6 @@ impl<T, S: Slots<T>> Ring<T, S> {
     /// Whether every slot holds a value not yet claimed by a popper (as far
     /// as a fenced look can tell): a [`push`](Self::push) handed back for
     /// this, not for a popper between its claim and its read.
-    #[cfg(feature = "alloc")]
     pub(crate) fn is_full(&self) -> bool {
         crate::sync::fence(Ordering::SeqCst);
         let tail = self.tail.load(Ordering::Relaxed) & !self.mark;
@@ -276,14 +242,10 @@ impl<T, S: Slots<T>> Ring<T, S> {
     /// the thread it interrupted (on one core it would wait forever): `push`
     /// never waits, and this one records no admission time.
     pub(crate) fn push_now(&self, value: T) -> Result<(), T> {
-        #[cfg(feature = "timings")]
-        return self.push(value, &|_, _| Stamp::NONE);
-        #[cfg(not(feature = "timings"))]
-        return self.push(value);
+        self.push(value, |_, _| Stamp::NONE)
     }
 
-    /// Takes the oldest value (with its stamp, feature `timings`), or `None`
-    /// if the ring is empty.
+    /// Takes the oldest value with its stamp, or `None` if the ring is empty.
     pub(crate) fn pop(&self) -> Option<Stamped<T>> {
         let mut head = self.head.load(Ordering::Relaxed);
         loop {
@@ -306,10 +268,9 @@ impl<T, S: Slots<T>> Ring<T, S> {
                             .value
                             .with_mut(|cell| unsafe { (*cell).assume_init_read() });
                         // SAFETY: as for the value.
-                        #[cfg(feature = "timings")]
                         let at = slot.at.with_mut(|cell| unsafe { *cell });
                         slot.set_stamp(index, head.wrapping_add(self.one_lap));
-                        return Some(stamped!(value, at));
+                        return Some((value, at));
                     }
                     Err(now) => {
                         head = now;

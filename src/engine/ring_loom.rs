@@ -104,16 +104,16 @@ fn a_push_racing_close_lands_before_it_or_comes_back() {
 #[cfg(feature = "timings")]
 #[test]
 fn a_stamp_travels_with_its_value() {
-    use super::stamp::Stamp;
+    use super::timed::Stamp;
     use crate::clock::Instant;
     let at = |position: usize, _| Stamp::at(Instant::from_nanos(position as u64 * 100 + 7));
     model(move || {
         let ring: Arc<Ring<u32, [Slot<u32>; 1]>> = Arc::new(Ring::new([Slot::new()], 1));
-        ring.push(1, &at).unwrap();
+        ring.push(1, at).unwrap();
         let r = ring.clone();
         let popper = loom::thread::spawn(move || r.pop());
         // Position 1: the next lap of the only slot, once emptied.
-        let second = ring.push(2, &at);
+        let second = ring.push(2, at);
         assert_eq!(popper.join().unwrap(), Some((1, at(0, Stamp::NONE))));
         match second {
             Ok(()) => assert_eq!(ring.pop(), Some((2, at(1, Stamp::NONE)))),

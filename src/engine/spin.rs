@@ -10,9 +10,10 @@
 //! soon as it runs again, instead of spinning on through a budget that has
 //! already passed.
 //!
-//! A clock that does not move (a `ManualClock` in a test, a coarse tick) never
-//! ends a spin by time; [`MAX_ROUNDS`] ends it then. Under loom every spin is
-//! one round: the model checker must see every retry loop give way.
+//! A clock that does not move (a `ManualClock` in a test, a coarse tick)
+//! never ends a spin by time; [`MAX_SPIN_ROUNDS`] ends it then. Under loom
+//! every spin is one round (`sync.rs`): the model checker must see every
+//! retry loop give way.
 //!
 //! These spins never yield: a looker or a saturated submitter holds a count in
 //! a control word that others decide on.
@@ -20,7 +21,7 @@
 use core::time::Duration;
 
 use crate::clock::{Clock, Instant};
-use crate::sync::spin_hint;
+use crate::sync::{MAX_SPIN_ROUNDS, spin_hint};
 
 /// How long a saturated submitter watches the admission word before it joins
 /// the waiters: what its former 128 rounds lasted on the machine it was
@@ -30,32 +31,21 @@ pub(crate) const ROOM_FOR: Duration = Duration::from_micros(6);
 /// How often a spin reads the clock (rounds).
 const CHECK_EVERY: u32 = 16;
 
-/// The most rounds a spin runs when the clock does not move.
-#[cfg(not(antpool_loom))]
-const MAX_ROUNDS: u32 = 1 << 12;
-#[cfg(antpool_loom)]
-const MAX_ROUNDS: u32 = 1;
-
 /// A spin of at most some time (see the module docs).
 pub(crate) struct Spin<'a, C: Clock> {
     clock: &'a C,
-    /// When the spin began (`None` under loom, which reads no clock).
-    began: Option<Instant>,
+    /// When the spin began.
+    began: Instant,
     until: Option<Instant>,
     round: u32,
 }
 
 impl<'a, C: Clock> Spin<'a, C> {
-    /// A spin of at most `budget` on `clock`. (Under loom the clock is not
-    /// read: a spin is one round there, and a read would only add
-    /// interleavings to explore.)
+    /// A spin of at most `budget` on `clock`.
     #[inline]
     pub(crate) fn new(clock: &'a C, budget: Duration) -> Self {
-        #[cfg(not(antpool_loom))]
-        let began = Some(clock.now());
-        #[cfg(antpool_loom)]
-        let began = None;
-        let until = began.and_then(|b: Instant| b.checked_add(budget));
+        let began = clock.now();
+        let until = began.checked_add(budget);
         Spin {
             clock,
             began,
@@ -64,9 +54,9 @@ impl<'a, C: Clock> Spin<'a, C> {
         }
     }
 
-    /// When the spin began, as the clock read it (`None` under loom).
+    /// When the spin began, as the clock read it.
     #[inline]
-    pub(crate) fn began(&self) -> Option<Instant> {
+    pub(crate) fn began(&self) -> Instant {
         self.began
     }
 
@@ -74,7 +64,7 @@ impl<'a, C: Clock> Spin<'a, C> {
     #[inline]
     pub(crate) fn wait(&mut self) -> bool {
         self.round += 1;
-        if self.round >= MAX_ROUNDS {
+        if self.round >= MAX_SPIN_ROUNDS {
             return false;
         }
         if self.round % CHECK_EVERY == 0 {
@@ -102,7 +92,7 @@ mod tests {
         while spin.wait() {
             rounds += 1;
         }
-        assert_eq!(rounds, MAX_ROUNDS);
+        assert_eq!(rounds, MAX_SPIN_ROUNDS);
     }
 
     #[test]
@@ -125,6 +115,6 @@ mod tests {
         let clock = ManualClock::new();
         clock.advance(Duration::from_micros(7));
         let spin = Spin::new(&clock, ROOM_FOR);
-        assert_eq!(spin.began(), Some(clock.now()));
+        assert_eq!(spin.began(), clock.now());
     }
 }

@@ -23,9 +23,7 @@ use core::ptr::NonNull;
 
 use super::ctl::{CLOSED, PAUSED, WATCH, Word, adm};
 use super::node::{Node, state};
-#[cfg(feature = "timings")]
-use super::stamp::Stamp;
-use super::stamp::{stamped, with_stamp};
+use super::timed::{Stamp, StampAt};
 use super::watch::BACKLOG_PER_BUSY;
 use super::{Engine, EngineRef, Flavor, Guard, Mode, NodeOf, launch};
 use crate::clock::{Clock, Instant};
@@ -38,19 +36,9 @@ use crate::sync::{Backoff, spin_hint};
 
 /// Whether `busy` workers are enough, on `cpus` CPUs, for wake-ups to chain
 /// (see `Engine::chains`): more than twice the CPUs.
-#[cfg(not(antpool_loom))]
 #[inline]
 fn busy_enough_to_chain(busy: usize, cpus: usize) -> bool {
     busy > 2 * cpus
-}
-
-/// Under loom, always: every model checks the chain wherever tasks are not
-/// tiny (the path it replaces is the same with a submitter's wake-up added),
-/// and a model needs no crowd of busy workers to reach it.
-#[cfg(antpool_loom)]
-#[inline]
-fn busy_enough_to_chain(_busy: usize, _cpus: usize) -> bool {
-    true
 }
 
 /// What became of an attempt.
@@ -124,8 +112,7 @@ impl<F: Flavor> Engine<F> {
         // `Within`: the deadline, on the pool's clock, from the first time the
         // pool was found saturated (`None` inside: too far to represent).
         let mut deadline: Option<Option<Instant>> = None;
-        // Feature `timings`: when the pool was first found saturated.
-        #[cfg(feature = "timings")]
+        // When the pool was first found saturated (feature `timings`).
         let mut since = Stamp::NONE;
         // Room seen and the push refused again: the slot at the queue's tail
         // is still a worker's, between its claim and its read (`Ring::push`).
@@ -133,11 +120,8 @@ impl<F: Flavor> Engine<F> {
         let mut backoff = Backoff::new();
         loop {
             task = match this.attempt(handle, task, level) {
-                #[cfg(not(feature = "timings"))]
-                Attempt::Done(result) => return result,
-                #[cfg(feature = "timings")]
                 Attempt::Done(result) => {
-                    if result.is_ok() && since != Stamp::NONE {
+                    if result.is_ok() {
                         this.admitted_after_wait(since);
                     }
                     return result;
@@ -146,15 +130,13 @@ impl<F: Flavor> Engine<F> {
                     if mode == Mode::Try || this.config.nonblocking {
                         return Err(SubmitError::Overload(task));
                     }
-                    #[cfg(feature = "timings")]
                     if since == Stamp::NONE {
                         since = this.stamp_now();
                     }
                     if let Mode::Within(timeout) = mode {
                         deadline.get_or_insert_with(|| this.deadline_after(timeout));
                     }
-                    match with_stamp!(this, wait_for_room(handle, task, deadline.flatten(), level) ; since)
-                    {
+                    match this.wait_for_room(handle, task, deadline.flatten(), level, since) {
                         Attempt::Done(result) => return result,
                         Attempt::Saturated(task) => {
                             // Room appeared: go round.
@@ -239,12 +221,9 @@ impl<F: Flavor> Engine<F> {
             .update(|w| self.spawn_for(w).then(|| w.add_threads(1).add_busy(1)))
             .is_ok()
         {
-            return Attempt::Done(
-                with_stamp!(self, start_with(handle, task) ; self.carried_stamp(level)),
-            );
+            return Attempt::Done(self.start_with(handle, task, self.carried_stamp(level)));
         }
-        match with_stamp!(self, push_admitted(task, level) ; &|position, last| self.lane_stamp(position, last))
-        {
+        match self.push_admitted(task, level, self.lane_stamper()) {
             Ok(()) => {
                 self.ensure_taker(handle);
                 Attempt::Done(Ok(()))
@@ -261,16 +240,17 @@ impl<F: Flavor> Engine<F> {
     /// lane holds every task it admits: refused only while a worker holds the
     /// slot at `tail` between its claim and its read (a ring without a heap,
     /// with nowhere to spill), which this waits for. A queue pool's refusal
-    /// (full, that same slot, or closed) comes back.
+    /// (full, that same slot, or closed) comes back. `stamp_at`: the task's
+    /// stamp for the position it takes (see `Ring::push`).
     #[inline(always)]
     pub(super) fn push_admitted(
         &self,
         mut task: F::Task,
         level: Priority,
-        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize, Stamp) -> Stamp,
+        stamp_at: impl StampAt,
     ) -> Result<(), F::Task> {
         loop {
-            match with_stamp!(self.lane, push(task, level) ; stamp_at) {
+            match self.lane.push(task, level, stamp_at) {
                 Err(back) if self.config.handoff() && !self.lane.is_closed() => {
                     task = back;
                     spin_hint();
@@ -448,28 +428,27 @@ impl<F: Flavor> Engine<F> {
         node
     }
 
-    /// Starts a worker carrying `task` (admitted at `stamp`, feature
-    /// `timings`); the word already counts it (`T+1, K+1`). If no thread can
-    /// be started, gives the reservation and the admission back and the task
-    /// to the caller.
+    /// Starts a worker carrying `task` (admitted at `stamp`); the word
+    /// already counts it (`T+1, K+1`). If no thread can be started, gives the
+    /// reservation and the admission back and the task to the caller.
     pub(super) fn start_with<H: EngineRef<Self>>(
         &self,
         handle: &H,
         task: F::Task,
-        #[cfg(feature = "timings")] stamp: Stamp,
+        stamp: Stamp,
     ) -> Result<(), SubmitError<F::Task>> {
         // Asked here, on the cold path, and cached: the platform's answer can
         // cost file reads and allocations (std reads the cgroup quota).
         self.parallelism();
         self.counters.live.fetch_add(1, Relaxed);
-        match launch::spawn(handle, &self.spawner, Some(stamped!(task, stamp))) {
+        match launch::spawn(handle, &self.spawner, Some((task, stamp))) {
             Ok(()) => {
                 self.counters.spawned.fetch_add(1, Relaxed);
                 Ok(())
             }
             Err(task) => {
                 self.unreserve(handle, true);
-                let Some(stamped!(task, _)) = task else {
+                let Some((task, _)) = task else {
                     unreachable!("antpool: a failed spawn hands back the task it was given");
                 };
                 Err(SubmitError::SpawnFailed(task))

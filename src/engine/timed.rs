@@ -1,6 +1,18 @@
 //! Where the clock is read for the timings (feature `timings`), and what is
-//! recorded where. Without the feature this file is not built, and every call
-//! site is behind the same `cfg` or takes a zero-sized [`Stamp`].
+//! recorded where — one code path, with or without the feature.
+//!
+//! Every function here, and every engine function a task's stamp passes
+//! through, has the same signature either way. What the feature changes is a
+//! handful of types, chosen once below (`timed/on.rs` with it, `timed/off.rs`
+//! without): a [`Stamp`] (the admission time, 8 bytes; without, zero-sized),
+//! the [`Recorder`] of histograms (without, zero-sized, recording nothing),
+//! a worker's [`Lap`] (the end of its last timed task; without, zero-sized),
+//! the [`Sampler`] a submitter stamps its push with (without, zero-sized,
+//! reading nothing), and `Engine::sample` (without: `None`, sampling off).
+//! Without the feature every question they answer is a constant, so the code
+//! below folds away and the hot paths compile to what they would without any
+//! of it: a zero-sized stamp beside a task adds no move of it (the task is
+//! what a tiny task's cost is made of: the engine README's cost model).
 //!
 //! # No new protocol
 //!
@@ -45,10 +57,11 @@
 //!   `queue_wait` (begin − stamp) and `run` (end − begin), unless the task
 //!   was skipped unrun. The watch (`watch.rs`) learns from those reads; only
 //!   where sampling is rarer than its own one task in [`SAMPLE_EVERY`] (or
-//!   off) does the worker still time every 16th task for it alone.
+//!   off, or without the feature) does the worker still time every 16th task
+//!   for it alone.
 //! * **Per level** (a heap pool with `priorities(true)`: a lane per level,
 //!   and `queue_wait` per level in the recorder): a stamp carries the level
-//!   its task waits at in its top bits, `Normal` as 0 (`stamp.rs`). The
+//!   its task waits at in its top bits, `Normal` as 0 (`timed/stamp.rs`). The
 //!   `High` and `Low` lanes mark the stamps pushed into them (`Lanes::push`),
 //!   and a task admitted off the lane at a level is marked here
 //!   ([`level_stamp`](Engine::level_stamp); a new worker's first task out of
@@ -66,12 +79,47 @@
 use crate::clock::{Clock, Instant};
 use crate::error::SubmitError;
 use crate::priority::Priority;
-use crate::timings::Timings;
 
-use super::recorder::Which;
-use super::stamp::{Stamp, Taken};
 use super::watch::SAMPLE_EVERY;
 use super::{Engine, EngineRef, Execute, Flavor, NodeOf, Outcome};
+
+/// The types the feature changes (see the module docs). (`on.rs` is a
+/// directory module's file: its own modules are `timed/stamp.rs` and
+/// `timed/recorder.rs`.)
+#[cfg(feature = "timings")]
+#[path = "timed/on.rs"]
+mod imp;
+/// The same types, zero-sized: no timings.
+#[cfg(not(feature = "timings"))]
+#[path = "timed/off.rs"]
+mod imp;
+
+pub(crate) use imp::{Lap, Recorder, Sampler, Stamp};
+
+/// A task with its stamp, as the lane and a new worker's job record carry it
+/// and a worker takes it.
+pub(crate) type Stamped<T> = (T, Stamp);
+
+/// What gives a task pushed into the lane its stamp: asked with the position
+/// of the slot the push is about to claim (in the ring's or the list's order
+/// of slots since it was made) and the stamp of its try before (if that one
+/// lost its slot to another pusher), before each try. Passed by value: a
+/// closure over a zero-sized [`Sampler`], or a zero-sized [`Stamp`], is
+/// nothing to pass.
+pub(crate) trait StampAt: Fn(usize, Stamp) -> Stamp + Copy {}
+
+impl<S: Fn(usize, Stamp) -> Stamp + Copy> StampAt for S {}
+
+/// Which histogram a duration goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Which {
+    /// A blocked submit, from saturation to admission.
+    SubmitWait,
+    /// A task, from admission to its start.
+    QueueWait,
+    /// A task, from its start to its end.
+    Run,
+}
 
 impl<F: Flavor> Engine<F> {
     /// The stamp of a task about to be pushed into the lane at `position`
@@ -80,13 +128,25 @@ impl<F: Flavor> Engine<F> {
     /// the claim, once per push unless a retry lands on a sampled position
     /// for the first time.
     #[inline(always)]
-    pub(super) fn lane_stamp(&self, position: usize, last: Stamp) -> Stamp {
-        match self.config.sample {
-            Some(mask) if position & mask == 0 => match last {
-                Stamp::NONE => Stamp::at(self.clock.now()),
-                read => read,
+    fn lane_stamp(&self, position: usize, last: Stamp) -> Stamp {
+        match self.sample() {
+            Some(mask) if position & mask == 0 => match last.get() {
+                None => Stamp::at(self.clock.now()),
+                Some(_) => last,
             },
             _ => Stamp::NONE,
+        }
+    }
+
+    /// What stamps a submitter's push into the lane
+    /// ([`lane_stamp`](Self::lane_stamp), through a [`Sampler`]: without the
+    /// feature, a closure over nothing).
+    #[inline(always)]
+    pub(super) fn lane_stamper(&self) -> impl StampAt + '_ {
+        let sampler = Sampler::new(self);
+        move |position, last| match sampler.engine() {
+            Some(engine) => engine.lane_stamp(position, last),
+            None => Stamp::NONE,
         }
     }
 
@@ -94,7 +154,7 @@ impl<F: Flavor> Engine<F> {
     /// lane; a submit found saturated).
     #[inline]
     pub(super) fn stamp_now(&self) -> Stamp {
-        match self.config.sample {
+        match self.sample() {
             Some(_) => Stamp::at(self.clock.now()),
             None => Stamp::NONE,
         }
@@ -102,8 +162,10 @@ impl<F: Flavor> Engine<F> {
 
     /// [`stamp_now`](Self::stamp_now) for a task a new worker carries,
     /// submitted at `level` ([`level_stamp`](Self::level_stamp)). Out of
-    /// line: a submit that pushes into the lane keeps its code as it was.
-    #[inline(never)]
+    /// line with the feature: a submit that pushes into the lane keeps its
+    /// code as it was.
+    #[cfg_attr(feature = "timings", inline(never))]
+    #[cfg_attr(not(feature = "timings"), inline(always))]
     pub(super) fn carried_stamp(&self, level: Priority) -> Stamp {
         self.level_stamp(self.stamp_now(), level)
     }
@@ -115,24 +177,25 @@ impl<F: Flavor> Engine<F> {
     /// mark what enters them on their own (`Lanes::push`).
     #[inline]
     pub(super) fn level_stamp(&self, stamp: Stamp, level: Priority) -> Stamp {
-        #[cfg(feature = "alloc")]
-        if self.recorder.has_levels() {
-            return stamp.at_level(level);
+        match self.recorder.has_levels() {
+            true => stamp.at_level(level),
+            false => stamp,
         }
-        let _ = level;
-        stamp
     }
 
     /// A blocked submit found the pool saturated at `since` and was admitted
     /// at `admitted`: records the wait (nothing if either is not stamped).
+    #[inline]
     pub(super) fn record_submit_wait(&self, since: Stamp, admitted: Stamp) {
         if let (Some(since), Some(admitted)) = (since.get(), admitted.get()) {
             self.record(Which::SubmitWait, since, admitted);
         }
     }
 
-    /// A submit that found the pool saturated at `since` got in on its own
-    /// attempt: records the wait until now.
+    /// A submit that found the pool saturated at `since` (`Stamp::NONE`:
+    /// never, or not timed) got in on its own attempt: records the wait
+    /// until now.
+    #[inline]
     pub(super) fn admitted_after_wait(&self, since: Stamp) {
         if since.get().is_some() {
             self.record_submit_wait(since, Stamp::at(self.clock.now()));
@@ -163,6 +226,7 @@ impl<F: Flavor> Engine<F> {
         started
     }
 
+    #[inline]
     fn record(&self, which: Which, from: Instant, to: Instant) {
         self.recorder.record(which, nanos_between(from, to));
     }
@@ -172,18 +236,15 @@ impl<F: Flavor> Engine<F> {
     /// waits per level, from the time its stamp carries, at its level.
     #[inline]
     fn record_queue_wait(&self, stamp: Stamp, at: Instant, start: Instant) {
-        #[cfg(feature = "alloc")]
         if self.recorder.has_levels() {
             return self.record_queue_wait_at(stamp, start);
         }
-        let _ = stamp;
         self.record(Which::QueueWait, at, start);
     }
 
     /// [`record_queue_wait`](Self::record_queue_wait) in a pool with levels.
     /// Out of line: the worker's loop of a pool without them grows by a
     /// branch only.
-    #[cfg(feature = "alloc")]
     #[inline(never)]
     fn record_queue_wait_at(&self, stamp: Stamp, start: Instant) {
         if let Some((at, level)) = stamp.split() {
@@ -193,10 +254,11 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// Whether the worker times a task for the watch alone on round `round`:
-    /// sampling is off, or rarer than the watch's one in [`SAMPLE_EVERY`].
+    /// sampling is off (or the feature), or rarer than the watch's one in
+    /// [`SAMPLE_EVERY`].
     #[inline]
     fn watch_reads(&self, round: u32) -> bool {
-        let own = match self.config.sample {
+        let own = match self.sample() {
             None => true,
             Some(mask) => mask >= SAMPLE_EVERY as usize,
         };
@@ -204,40 +266,32 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// Runs one task on a worker (its `round`-th), timing it if it is stamped
-    /// (or the watch's turn): see the module docs. `last_end`: the end of the
-    /// worker's last task if it was timed, for a task taken straight after it.
-    #[inline]
-    pub(super) fn run_timed(
-        &self,
-        taken: Taken<F::Task>,
-        round: u32,
-        last_end: &mut Option<Instant>,
-    ) -> Outcome {
-        let stamped = taken.stamp.get();
+    /// (or the watch's turn): see the module docs. `lap`: the end of the
+    /// worker's last task if it was timed and the worker went straight on to
+    /// this one (a worker that looks or parks forgets it: `find_task`).
+    // Inlined into the worker's loop, its one caller.
+    #[inline(always)]
+    pub(super) fn run_task(&self, task: F::Task, stamp: Stamp, round: u32, lap: &Lap) -> Outcome {
+        let stamped = stamp.get();
         if stamped.is_none() && !self.watch_reads(round) {
-            *last_end = None;
-            return self.exec.execute(taken.task);
+            lap.forget();
+            return self.exec.execute(task);
         }
-        let start = match (*last_end, taken.fresh) {
-            (Some(end), false) => end,
-            _ => self.clock.now(),
+        let start = match lap.get() {
+            Some(end) => end,
+            None => self.clock.now(),
         };
-        let outcome = self.exec.execute(taken.task);
+        let outcome = self.exec.execute(task);
         let end = self.clock.now();
         self.watch.learn(start, end);
-        *last_end = Some(end);
+        lap.set(end);
         if let Some(at) = stamped {
             if outcome != Outcome::Skipped {
-                self.record_queue_wait(taken.stamp, at, start);
+                self.record_queue_wait(stamp, at, start);
                 self.record(Which::Run, start, end);
             }
         }
         outcome
-    }
-
-    /// A snapshot of the histograms.
-    pub(crate) fn timings(&self) -> Timings {
-        self.recorder.snapshot()
     }
 }
 

@@ -21,68 +21,10 @@
 //! ring and the list refuse every push from then on, so a release needs no
 //! count of submitters on their way (`engine/README.md`, handshake 2).
 
+use super::heap::Spill;
 use super::ring::{Ring, Slots};
-#[cfg(feature = "timings")]
-use super::stamp::Stamp;
-use super::stamp::{Stamped, with_stamp};
-#[cfg(feature = "alloc")]
-use crate::sync::Ordering;
-#[cfg(feature = "alloc")]
-use crate::sync::{AtomicBool, spin_hint};
-
-/// The largest ring the heap faces allocate for a spilling lane (one slot per
-/// task the pool admits, at most this many); more spill.
-#[cfg(feature = "alloc")]
-pub(crate) const MAX_RING: usize = 1024;
-
-/// The unbounded queue behind a ring.
-#[cfg(all(feature = "alloc", not(antpool_loom)))]
-type Spill<T> = super::list::List<T>;
-
-/// Under loom, a stand-in for the [`List`](super::list::List) (whose own models are in
-/// `list.rs`): a queue and a closed flag under a loom mutex, so the engine's
-/// models do not spend their interleavings inside the list.
-#[cfg(all(feature = "alloc", antpool_loom))]
-struct Spill<T>(loom::sync::Mutex<(alloc::collections::VecDeque<Stamped<T>>, bool)>);
-
-#[cfg(all(feature = "alloc", antpool_loom))]
-impl<T> Spill<T> {
-    fn new() -> Self {
-        Spill(loom::sync::Mutex::new((
-            alloc::collections::VecDeque::new(),
-            false,
-        )))
-    }
-    fn push(
-        &self,
-        value: T,
-        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize, Stamp) -> Stamp,
-    ) -> Result<(), T> {
-        let mut list = self.0.lock().unwrap();
-        if list.1 {
-            return Err(value);
-        }
-        // (Its position: the length before the push.)
-        let item = super::stamp::stamped!(value, stamp_at(list.0.len(), Stamp::NONE));
-        list.0.push_back(item);
-        Ok(())
-    }
-    fn pop(&self) -> Option<Stamped<T>> {
-        self.0.lock().unwrap().0.pop_front()
-    }
-    fn is_empty(&self) -> bool {
-        self.0.lock().unwrap().0.is_empty()
-    }
-    fn len(&self) -> usize {
-        self.0.lock().unwrap().0.len()
-    }
-    fn close(&self) {
-        self.0.lock().unwrap().1 = true;
-    }
-    fn reopen(&self) {
-        self.0.lock().unwrap().1 = false;
-    }
-}
+use super::timed::{StampAt, Stamped};
+use crate::sync::{Ordering, spin_hint};
 
 /// How a lane grows (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,14 +37,10 @@ pub(crate) enum Growth {
     Unbounded,
 }
 
-/// The lane: a ring, and with `alloc` the spill queue behind it.
+/// The lane: a ring, and with `alloc` the spill queue behind it (without,
+/// a stand-in that never spills: `no_heap.rs`).
 pub(crate) struct Transport<T, S: Slots<T>> {
     ring: Ring<T, S>,
-    #[cfg(feature = "alloc")]
-    may_spill: bool,
-    #[cfg(feature = "alloc")]
-    spilling: AtomicBool,
-    #[cfg(feature = "alloc")]
     spill: Spill<T>,
 }
 
@@ -111,38 +49,29 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
         /// A lane over `slots`, which hold `cap` slots, growing as `growth`
         /// says (without `alloc`, always bounded).
         pub(crate) fn new(slots: S, cap: usize, growth: Growth) -> Self {
-            #[cfg(not(feature = "alloc"))]
-            let _ = growth;
             Transport {
                 ring: Ring::new(slots, cap),
-                #[cfg(feature = "alloc")]
-                may_spill: !matches!(growth, Growth::Bounded),
-                #[cfg(feature = "alloc")]
-                spilling: AtomicBool::new(matches!(growth, Growth::Unbounded)),
-                #[cfg(feature = "alloc")]
-                spill: Spill::new(),
+                spill: Spill::new(
+                    !matches!(growth, Growth::Bounded),
+                    matches!(growth, Growth::Unbounded),
+                ),
             }
         }
     }
 
     /// Adds a task; hands it back when a bounded lane is full, or the lane is
-    /// closed ([`is_closed`](Self::is_closed) tells which). Feature `timings`:
-    /// with the stamp `stamp_at` gives for the position of the slot it takes
-    /// (see [`Ring::push`]).
+    /// closed ([`is_closed`](Self::is_closed) tells which). `stamp_at` gives
+    /// the task's stamp for the position of the slot it takes (see
+    /// [`Ring::push`]).
     #[inline]
-    pub(crate) fn push(
-        &self,
-        task: T,
-        #[cfg(feature = "timings")] stamp_at: &impl Fn(usize, Stamp) -> Stamp,
-    ) -> Result<(), T> {
-        #[cfg(feature = "alloc")]
-        if self.may_spill {
-            if self.spilling.load(Ordering::Relaxed) {
-                return with_stamp!(self.spill, push(task) ; stamp_at);
+    pub(crate) fn push(&self, task: T, stamp_at: impl StampAt) -> Result<(), T> {
+        if self.spill.may_spill() {
+            if self.spill.is_spilling(Ordering::Relaxed) {
+                return self.spill.push(task, stamp_at);
             }
             let mut task = task;
             return loop {
-                match with_stamp!(self.ring, push(task) ; stamp_at) {
+                match self.ring.push(task, stamp_at) {
                     Ok(()) => break Ok(()),
                     Err(back) if self.ring.is_closed() => break Err(back),
                     // Not full: the slot at `tail` is a popper's, between its
@@ -155,13 +84,13 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
                         spin_hint();
                     }
                     Err(back) => {
-                        self.spilling.store(true, Ordering::Release);
-                        break with_stamp!(self.spill, push(back) ; stamp_at);
+                        self.spill.start();
+                        break self.spill.push(back, stamp_at);
                     }
                 }
             };
         }
-        with_stamp!(self.ring, push(task) ; stamp_at)
+        self.ring.push(task, stamp_at)
     }
 
     /// Adds a task without waiting for any other thread (see
@@ -170,8 +99,7 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
     /// allocates).
     #[inline]
     pub(crate) fn push_now(&self, task: T) -> Result<(), T> {
-        #[cfg(feature = "alloc")]
-        if self.spilling.load(Ordering::Relaxed) {
+        if self.spill.is_spilling(Ordering::Relaxed) {
             return Err(task);
         }
         self.ring.push_now(task)
@@ -182,8 +110,7 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
     /// use [`has_ready`](Self::has_ready) or [`has_tasks`](Self::has_tasks).)
     #[inline]
     pub(crate) fn pop(&self) -> Option<Stamped<T>> {
-        #[cfg(feature = "alloc")]
-        if self.spilling.load(Ordering::Acquire) {
+        if self.spill.is_spilling(Ordering::Acquire) {
             // Nothing new goes to the ring now: skip it once it looks drained.
             if !self.ring.looks_empty() {
                 if let Some(task) = self.ring.pop() {
@@ -198,8 +125,7 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
     /// Whether the lane looked empty a moment ago (two loads: for polling).
     #[inline]
     pub(crate) fn looks_empty(&self) -> bool {
-        #[cfg(feature = "alloc")]
-        if self.spilling.load(Ordering::Relaxed) && !self.spill.is_empty() {
+        if self.spill.is_spilling(Ordering::Relaxed) && !self.spill.is_empty() {
             return false;
         }
         self.ring.looks_empty()
@@ -229,11 +155,7 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
     /// handshake reads above. (Its `is_empty` is the handshake's read there.)
     #[inline]
     fn spill_has_tasks(&self) -> bool {
-        #[cfg(feature = "alloc")]
-        if self.spilling.load(Ordering::SeqCst) {
-            return !self.spill.is_empty();
-        }
-        false
+        self.spill.is_spilling(Ordering::SeqCst) && !self.spill.is_empty()
     }
 
     /// Closes the lane: every push from now on fails, and every push that
@@ -243,13 +165,11 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
     /// push the spill queue refused finds the ring closed.
     pub(crate) fn close(&self) {
         self.ring.close();
-        #[cfg(feature = "alloc")]
         self.spill.close();
     }
 
     /// Opens a closed lane again.
     pub(crate) fn reopen(&self) {
-        #[cfg(feature = "alloc")]
         self.spill.reopen();
         self.ring.reopen();
     }
@@ -263,8 +183,7 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
     /// About how many tasks wait (exact when nothing moves).
     pub(crate) fn len(&self) -> usize {
         let ring = self.ring.len();
-        #[cfg(feature = "alloc")]
-        if self.spilling.load(Ordering::Relaxed) {
+        if self.spill.is_spilling(Ordering::Relaxed) {
             return ring + self.spill.len();
         }
         ring

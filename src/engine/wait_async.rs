@@ -40,9 +40,8 @@ use core::task::{Context, Poll, Waker};
 use super::ctl::adm;
 use super::node::{Node, state};
 use super::spin::ROOM_FOR;
-#[cfg(feature = "timings")]
-use super::stamp::Stamp;
 use super::submit::Attempt;
+use super::timed::Stamp;
 use super::{Engine, EngineRef, Flavor, Guard, NodeOf};
 use crate::clock::{Clock, Instant};
 use crate::error::SubmitError;
@@ -123,7 +122,6 @@ struct Waiting<F: Flavor> {
     /// The level it waits at (the engine's: `Normal` without levels).
     level: Priority,
     /// When the pool was first found saturated (feature `timings`).
-    #[cfg(feature = "timings")]
     since: Stamp,
     _pinned: PhantomPinned,
 }
@@ -151,7 +149,6 @@ impl<F: Flavor, H: EngineRef<Engine<F>>> Admit<F, H> {
                 yields: if wake_served { 0 } else { MAX_YIELDS },
                 yield_until: None,
                 level,
-                #[cfg(feature = "timings")]
                 since: Stamp::NONE,
                 _pinned: PhantomPinned,
             },
@@ -186,10 +183,6 @@ impl<F: Flavor> Waiting<F> {
                     state::CLOSED => Err(SubmitError::Closed(unsafe { self.node.take_task() })),
                     // A new worker is reserved for our task (`T+1, K+1`).
                     // SAFETY: as for CLOSED.
-                    #[cfg(not(feature = "timings"))]
-                    state::GRANTED => this.start_with(handle, unsafe { self.node.take_task() }),
-                    // SAFETY: as for CLOSED.
-                    #[cfg(feature = "timings")]
                     state::GRANTED => unsafe {
                         this.start_granted(handle, &self.node, self.level, self.since)
                     },
@@ -203,11 +196,8 @@ impl<F: Flavor> Waiting<F> {
                 return Poll::Pending;
             }
             let task = match this.attempt(handle, self.take_task(), self.level) {
-                #[cfg(not(feature = "timings"))]
-                Attempt::Done(result) => return Poll::Ready(result),
-                #[cfg(feature = "timings")]
                 Attempt::Done(result) => {
-                    if result.is_ok() && self.since != Stamp::NONE {
+                    if result.is_ok() {
                         this.admitted_after_wait(self.since);
                     }
                     return Poll::Ready(result);
@@ -217,7 +207,6 @@ impl<F: Flavor> Waiting<F> {
             if this.config.nonblocking {
                 return Poll::Ready(Err(SubmitError::Overload(task)));
             }
-            #[cfg(feature = "timings")]
             if self.since == Stamp::NONE {
                 self.since = this.stamp_now();
             }
@@ -290,10 +279,10 @@ impl<F: Flavor> Waiting<F> {
     /// a spawn (whose serve wakes nothing: in the line its task is taken the
     /// moment room frees, where a yielding future would leave the freed room to
     /// a worker that parks, and wake one again when it comes back), never on
-    /// one CPU (the room can only come from a thread this one keeps waiting),
-    /// and not under loom (the line is what the models check).
+    /// one CPU (the room can only come from a thread this one keeps waiting;
+    /// the loom models' async submitters run on one, so they check the line).
     fn yield_first(&mut self, engine: &Engine<F>) -> bool {
-        if cfg!(antpool_loom) || engine.parallelism() <= 1 || self.yields >= MAX_YIELDS {
+        if engine.parallelism() <= 1 || self.yields >= MAX_YIELDS {
             return false;
         }
         self.yields += 1;
@@ -333,7 +322,6 @@ impl<F: Flavor> Waiting<F> {
         // waker needs no lock here.
         unsafe {
             self.node.put_back(task);
-            #[cfg(feature = "timings")]
             self.node.set_stamp(self.since);
             self.node.set_waker(cx.waker());
         }

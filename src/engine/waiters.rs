@@ -11,10 +11,8 @@ use core::ptr::NonNull;
 use super::ctl::adm;
 use super::node::{Chain, List, Node, state};
 use super::spin::{ROOM_FOR, Spin};
-#[cfg(feature = "timings")]
-use super::stamp::Stamp;
-use super::stamp::with_stamp;
 use super::submit::Attempt;
+use super::timed::Stamp;
 use super::{AbortOnUnwind, Engine, EngineRef, Flavor, Guard, NodeOf};
 use crate::clock::{Clock, Instant};
 use crate::error::SubmitError;
@@ -150,8 +148,8 @@ impl<F: Flavor> Engine<F> {
     /// granted, the pool closes, or — `deadline` — the time runs out: it then
     /// takes itself out of the FIFO under the lock (`Timeout`), unless someone
     /// took it out first, whose finish it waits for. `Saturated(task)` hands
-    /// the task back to go round again (room appeared). `since` (feature
-    /// `timings`): when the submit found the pool saturated; its node carries
+    /// the task back to go round again (room appeared). `since`: when the
+    /// submit found the pool saturated (feature `timings`); its node carries
     /// it, for whoever admits it to record the wait.
     pub(super) fn wait_for_room<H: EngineRef<Self>>(
         &self,
@@ -159,7 +157,7 @@ impl<F: Flavor> Engine<F> {
         task: F::Task,
         deadline: Option<Instant>,
         level: Priority,
-        #[cfg(feature = "timings")] since: Stamp,
+        since: Stamp,
     ) -> Attempt<F::Task> {
         if self.parallelism() > 1 {
             let mut spin = Spin::new(&self.clock, ROOM_FOR);
@@ -191,10 +189,7 @@ impl<F: Flavor> Engine<F> {
         }
         let node = Node::with_task(self.spawner.signal(), task, state::WAITING);
         // SAFETY: our node, not linked yet.
-        #[cfg(feature = "timings")]
-        unsafe {
-            node.set_stamp(since)
-        };
+        unsafe { node.set_stamp(since) };
         let bomb = AbortOnUnwind;
         // SAFETY: `node` stays on this stack, unmoved, until it is finished and we
         // have consumed the finisher's token below.
@@ -226,10 +221,6 @@ impl<F: Flavor> Engine<F> {
             state::CLOSED => Err(SubmitError::Closed(unsafe { node.take_task() })),
             // A new worker is reserved for our task (`T+1, K+1`).
             // SAFETY: as for CLOSED.
-            #[cfg(not(feature = "timings"))]
-            state::GRANTED => self.start_with(handle, unsafe { node.take_task() }),
-            // SAFETY: as for CLOSED.
-            #[cfg(feature = "timings")]
             state::GRANTED => unsafe { self.start_granted(handle, &node, level, since) },
             other => unreachable!("antpool: waiter woken in state {other}"),
         })
@@ -484,9 +475,8 @@ impl<F: Flavor> Engine<F> {
     pub(super) fn grant_waiters(&self, cold: &mut Guard<'_, F>) -> GrantsOf<F> {
         let mut grants = Grants::new();
         let handoff = self.config.handoff();
-        // Feature `timings`: when the waiters let in were admitted (read once,
-        // at the first).
-        #[cfg(feature = "timings")]
+        // When the waiters let in were admitted (feature `timings`: read
+        // once, at the first).
         let mut admitted = None;
         loop {
             for queue_level in Priority::ALL {
@@ -536,7 +526,6 @@ impl<F: Flavor> Engine<F> {
                         );
                     };
                     cold.lines.served(level);
-                    #[cfg(feature = "timings")]
                     let at: Stamp = *admitted.get_or_insert_with(|| self.stamp_now());
                     if handoff
                         && self
@@ -547,10 +536,7 @@ impl<F: Flavor> Engine<F> {
                         // SAFETY: we unlinked the waiter under the lock; the node is
                         // ours to finish (admitted now: the owner records its wait
                         // once its worker started).
-                        #[cfg(feature = "timings")]
-                        unsafe {
-                            waiter.as_ref().set_stamp(at)
-                        };
+                        unsafe { waiter.as_ref().set_stamp(at) };
                         // SAFETY: we unlinked the waiter under the lock; the node is
                         // ours to finish, and its task stays in it for the owner.
                         unsafe { grants.granted.push(waiter) };
@@ -560,7 +546,7 @@ impl<F: Flavor> Engine<F> {
                     let task = unsafe { waiter.as_ref().take_task() };
                     // (A hand-off pool admitted it above: `push_admitted` waits
                     // for its slot.)
-                    if let Err(task) = with_stamp!(self, push_admitted(task, level) ; &|_, _| at) {
+                    if let Err(task) = self.push_admitted(task, level, move |_, _| at) {
                         // A queue filled up meanwhile, or its slot at `tail` is a
                         // worker's between its claim and its read (that worker
                         // looks at the line once its pop is done): the waiter
@@ -574,7 +560,6 @@ impl<F: Flavor> Engine<F> {
                     }
                     // SAFETY: as above (its stamp: when its submit found the pool
                     // saturated).
-                    #[cfg(feature = "timings")]
                     self.record_submit_wait(unsafe { waiter.as_ref().stamp() }, at);
                     grants.pushed = true;
                     // SAFETY: as above; a finish now is our last touch.

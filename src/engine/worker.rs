@@ -7,9 +7,7 @@
 use super::ctl::{PAUSED, WATCH, Word, adm};
 use super::node::{Node, state};
 use super::spin::Spin;
-use super::stamp::{Stamped, TakenOf, looked, stamped, straight};
-#[cfg(not(feature = "timings"))]
-use super::watch::SAMPLE_EVERY;
+use super::timed::Stamped;
 use super::watch::{Duty, PERIOD, RESIGN_AFTER};
 use super::{AbortOnUnwind, Engine, EngineRef, Execute, Flavor, NodeOf, Outcome};
 use crate::clock::{Clock, Instant};
@@ -55,9 +53,8 @@ enum Park {
 }
 
 /// The body of every worker thread. The workers' word already counts this
-/// worker: busy, if it carries a first task (with its stamp, feature
-/// `timings`); a looker if not. `index`: its number in the pool
-/// ([`Job::index`](crate::port::Job::index)).
+/// worker: busy, if it carries a first task (with its stamp); a looker if
+/// not. `index`: its number in the pool ([`Job::index`](crate::port::Job::index)).
 pub(crate) fn run<H, F>(handle: H, first: Option<Stamped<F::Task>>, index: usize)
 where
     H: EngineRef<Engine<F>>,
@@ -79,32 +76,16 @@ where
         retired: false,
     };
     engine.exec.worker_started(index);
-    let first = match first {
-        Some(task) => Some(looked!(straight!(task))),
-        None => engine.find_task(&handle, &mailbox),
-    };
-    if let Some(mut task) = first {
+    let first = first.or_else(|| engine.find_task(&handle, &mailbox));
+    if let Some((mut task, mut stamp)) = first {
         let mut round: u32 = 0;
-        // The end of the last task, if it was timed (`timed.rs`).
-        #[cfg(feature = "timings")]
-        let mut last_end = None;
         loop {
-            #[cfg(feature = "timings")]
-            let outcome = engine.run_timed(task, round, &mut last_end);
-            #[cfg(not(feature = "timings"))]
-            let outcome = match round % SAMPLE_EVERY {
-                0 => {
-                    let start = engine.clock.now();
-                    let outcome = engine.exec.execute(task);
-                    engine.watch.learn(start, engine.clock.now());
-                    outcome
-                }
-                _ => engine.exec.execute(task),
-            };
+            // (Timed if stamped, or the watch's turn: `timed.rs`.)
+            let outcome = engine.run_task(task, stamp, round, mailbox.lap());
             round = round.wrapping_add(1);
             engine.count(outcome);
             match engine.next_task(&handle, &mailbox, round) {
-                Some(next) => task = next,
+                Some(next) => (task, stamp) = next,
                 None => break,
             }
         }
@@ -158,7 +139,7 @@ impl<F: Flavor> Engine<F> {
         handle: &H,
         me: &NodeOf<F>,
         round: u32,
-    ) -> Option<TakenOf<F>> {
+    ) -> Option<Stamped<F::Task>> {
         // Paused, it takes no task: it parks (a pause waits for that). A stale
         // "not paused" is harmless: this worker counts as awake, so `pause`
         // waits for whatever it takes now.
@@ -186,7 +167,7 @@ impl<F: Flavor> Engine<F> {
         // An empty `pop` is two loads, no write.)
         if !paused {
             if let Some(task) = self.pop_lane(me) {
-                return Some(straight!(task));
+                return Some(task);
             }
         }
         if !self.config.handoff() {
@@ -212,7 +193,11 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// A busy worker over the capacity `tune` lowered retires.
-    fn retire_surplus<H: EngineRef<Self>>(&self, handle: &H, me: &NodeOf<F>) -> Option<TakenOf<F>> {
+    fn retire_surplus<H: EngineRef<Self>>(
+        &self,
+        handle: &H,
+        me: &NodeOf<F>,
+    ) -> Option<Stamped<F::Task>> {
         let (_, new) = self.ctl.apply(|w| w.sub_busy(1).sub_threads(1));
         self.left_work(new);
         self.after_exit(handle, me, new)
@@ -226,7 +211,7 @@ impl<F: Flavor> Engine<F> {
         handle: &H,
         me: &NodeOf<F>,
         new: Word,
-    ) -> Option<TakenOf<F>> {
+    ) -> Option<Stamped<F::Task>> {
         if new.threads() == 0 && self.last_must_stay() {
             // It looks; `park` decides whether it stays for the task
             // (handshake 2).
@@ -276,11 +261,10 @@ impl<F: Flavor> Engine<F> {
     /// Serves the oldest waiter of the highest level (or a lower one's turn
     /// under the starvation bound) — a blocked thread or an async submitter —
     /// with the finished task's admission: its task is taken from its node, to
-    /// run next (feature `timings`: admitted now, its submit's wait
-    /// recorded). `None`: no waiter was left, or the one next may not take
-    /// the admission yet (the count is above its level's limit: the reserve
-    /// for `High`).
-    fn serve_waiter<H: EngineRef<Self>>(&self, handle: &H) -> Option<TakenOf<F>> {
+    /// run next (admitted now, its submit's wait recorded). `None`: no waiter
+    /// was left, or the one next may not take the admission yet (the count is
+    /// above its level's limit: the reserve for `High`).
+    fn serve_waiter<H: EngineRef<Self>>(&self, handle: &H) -> Option<Stamped<F::Task>> {
         let mut cold = self.cold.lock();
         let lines = self.waiters_to_serve(&mut cold);
         let level = lines
@@ -298,27 +282,28 @@ impl<F: Flavor> Engine<F> {
             self.let_waiters_in(handle);
         }
         let waiter = waiter?;
-        #[cfg(feature = "timings")] // (`level` is `Some` with the waiter: its level)
+        // (`level` is `Some` with the waiter: its level.)
         let (admitted, level) = (self.stamp_now(), level.unwrap_or_default());
         // SAFETY: we unlinked the waiter under the lock: it is ours to finish,
-        // and its task (and stamp) ours to take; `finish` is our last touch.
+        // and its task and stamp ours to take; `finish` is our last touch.
         unsafe {
             let task = waiter.as_ref().take_task();
-            #[cfg(feature = "timings")]
             self.record_submit_wait(waiter.as_ref().stamp(), admitted);
             Node::finish(waiter, state::SERVED);
-            Some(straight!(stamped!(task, self.level_stamp(admitted, level))))
+            Some((task, self.level_stamp(admitted, level)))
         }
     }
 
     /// A looker (counted in `lookers`) finds its next task: spins on the lane
     /// for a moment if few others do, then parks until woken, and looks again.
-    /// `None`: retire.
+    /// `None`: retire. (A task it finds is not taken straight after its last:
+    /// its lap is forgotten, `timed.rs`.)
     pub(super) fn find_task<H: EngineRef<Self>>(
         &self,
         handle: &H,
         me: &NodeOf<F>,
-    ) -> Option<TakenOf<F>> {
+    ) -> Option<Stamped<F::Task>> {
+        me.lap().forget();
         loop {
             // When the look that ran out began (a full look, not paused).
             let mut looked = None;
@@ -328,18 +313,18 @@ impl<F: Flavor> Engine<F> {
                 let mut spin = Spin::new(&self.clock, budget);
                 loop {
                     if let Some(task) = self.take_as_looker(handle, me) {
-                        return Some(looked!(task));
+                        return Some(task);
                     }
                     if self.is_paused() {
                         break;
                     }
                     if !spin.wait() {
-                        looked = spin.began().filter(|_| learns);
+                        looked = learns.then(|| spin.began());
                         break;
                     }
                 }
             } else if let Some(task) = self.take_as_looker(handle, me) {
-                return Some(looked!(task));
+                return Some(task);
             }
             match self.park(handle, me) {
                 Park::Look => {
@@ -359,8 +344,12 @@ impl<F: Flavor> Engine<F> {
     /// whole burst; if we were the last one and tasks still wait, they get a
     /// taker now (woken, started, or left to a busy worker: `ensure_taker`).
     #[inline]
-    fn take_as_looker<H: EngineRef<Self>>(&self, handle: &H, me: &NodeOf<F>) -> Option<TakenOf<F>> {
-        let task = straight!(self.pop_lane(me)?);
+    fn take_as_looker<H: EngineRef<Self>>(
+        &self,
+        handle: &H,
+        me: &NodeOf<F>,
+    ) -> Option<Stamped<F::Task>> {
+        let task = self.pop_lane(me)?;
         self.waiters_after_pop(handle);
         let (_, new) = self.ctl.apply(|w| w.sub_lookers(1).add_busy(1));
         // (The fence: our half of the handshake with a submitter that pushed

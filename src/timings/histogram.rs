@@ -129,8 +129,8 @@ impl Histogram {
         }
     }
 
-    /// Adds `other`'s samples to these (a multi-pool's sums).
-    #[cfg(feature = "alloc")]
+    /// Adds `other`'s samples to these (a pool's levels, a multi-pool's
+    /// pools).
     pub(crate) fn add(&mut self, other: &Histogram) {
         self.count = self.count.wrapping_add(other.count);
         self.sum = self.sum.saturating_add(other.sum);

@@ -9,16 +9,14 @@
 //! | `sampling.rs` | [`Sampling`]: which tasks are timed |
 //! | `histogram.rs` | [`Histogram`]: a snapshot, and the bucket layout |
 //!
-//! The counters themselves are the engine's (`engine/recorder.rs`); where the
-//! clock is read, and what carries a task's admission time (and level) to its
-//! worker, is in `engine/timed.rs` and `engine/stamp.rs`.
+//! The counters themselves are the engine's (`engine/timed/recorder.rs`);
+//! where the clock is read, and what carries a task's admission time (and
+//! level) to its worker, is in `engine/timed.rs` and `engine/timed/stamp.rs`.
 
 mod histogram;
 mod sampling;
 
-#[cfg(feature = "alloc")]
-use alloc::boxed::Box;
-
+use crate::engine::{Boxed, boxed};
 use crate::priority::Priority;
 
 pub use histogram::Histogram;
@@ -74,9 +72,9 @@ pub struct Timings {
     /// Timed tasks, from start to end.
     pub run: Histogram,
     /// `queue_wait` per level, most urgent first (`High`, `Normal`, `Low`),
-    /// in a pool with a queue per level; `queue_wait` is their sum.
-    #[cfg(feature = "alloc")]
-    pub(crate) levels: Option<Box<[Histogram; 3]>>,
+    /// in a pool with a queue per level (a heap pool's: without a heap,
+    /// always `None`); `queue_wait` is their sum.
+    pub(crate) levels: Option<Boxed<[Histogram; 3]>>,
 }
 
 impl Timings {
@@ -123,24 +121,19 @@ impl Timings {
     /// ```
     #[must_use]
     pub fn queue_wait_at(&self, level: Priority) -> Option<&Histogram> {
-        #[cfg(feature = "alloc")]
-        if let Some(levels) = &self.levels {
-            return Some(&levels[level.index()]);
-        }
-        let _ = level;
-        None
+        let levels = self.levels.as_ref()?;
+        Some(&levels[level.index()])
     }
 
     /// These timings with `queue_wait` per level (most urgent first), and
     /// `queue_wait` their sum.
-    #[cfg(feature = "alloc")]
     pub(crate) fn with_levels(mut self, levels: [Histogram; 3]) -> Self {
         let mut total = Histogram::default();
         for level in &levels {
             total.add(level);
         }
         self.queue_wait = total;
-        self.levels = Some(Box::new(levels));
+        self.levels = boxed(levels);
         self
     }
 }

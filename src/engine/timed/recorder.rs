@@ -18,83 +18,84 @@
 //! and `Low` ones beside them. A wait is recorded once, in its level's
 //! histogram; the snapshot sums the three into the total. A pool without
 //! levels (a static one included) has no more RAM and no more work than
-//! before: its recorder's `levels` stays `None`.
+//! before: its recorder's `levels` stays `None` (without a heap, always).
 
-#[cfg(feature = "alloc")]
-use alloc::boxed::Box;
-
-#[cfg(feature = "alloc")]
+use crate::engine::heap::Boxed;
+use crate::engine::padded::Padded;
 use crate::priority::Priority;
 use crate::timings::{BUCKETS, Histogram, Timings, bucket_of};
 
-use super::padded::Padded;
+use crate::engine::timed::Which;
+
+use wide::Wide;
 
 /// A 64-bit counter that only grows: one atomic where the target has 64-bit
-/// atomics. Elsewhere two 32-bit halves, the high one raised by whoever carries
-/// out of the low one — not a global lock (`portable-atomic`'s fallback), on
-/// which a preempted low-priority recorder would stall a higher-priority one
-/// on a single-core RTOS. A read in the instant between the low half's wrap and
-/// the carry misses 2³² (documented on [`Histogram`]).
-#[cfg(any(antpool_loom, target_has_atomic = "64"))]
-struct Wide(Atomic64);
+/// atomics. (Statistics: loom need not track them, and does not, as for
+/// `UntrackedUsize`.)
+#[cfg(target_has_atomic = "64")]
+mod wide {
+    use portable_atomic::{AtomicU64, Ordering::Relaxed};
 
-#[cfg(antpool_loom)]
-type Atomic64 = std::sync::atomic::AtomicU64;
-#[cfg(all(not(antpool_loom), target_has_atomic = "64"))]
-type Atomic64 = portable_atomic::AtomicU64;
+    pub(super) struct Wide(AtomicU64);
 
-#[cfg(any(antpool_loom, target_has_atomic = "64"))]
-impl Wide {
-    const fn new() -> Self {
-        Wide(Atomic64::new(0))
-    }
+    impl Wide {
+        pub(super) const fn new() -> Self {
+            Wide(AtomicU64::new(0))
+        }
 
-    #[inline]
-    fn add(&self, n: u64) {
-        self.0.fetch_add(n, core::sync::atomic::Ordering::Relaxed);
-    }
+        #[inline]
+        pub(super) fn add(&self, n: u64) {
+            self.0.fetch_add(n, Relaxed);
+        }
 
-    fn get(&self) -> u64 {
-        self.0.load(core::sync::atomic::Ordering::Relaxed)
+        pub(super) fn get(&self) -> u64 {
+            self.0.load(Relaxed)
+        }
     }
 }
 
-/// (See the 64-bit `Wide`.)
-#[cfg(all(not(antpool_loom), not(target_has_atomic = "64")))]
-struct Wide {
-    low: portable_atomic::AtomicU32,
-    high: portable_atomic::AtomicU32,
-}
+/// A 64-bit counter that only grows, where the target has no 64-bit atomics:
+/// two 32-bit halves, the high one raised by whoever carries out of the low
+/// one — not a global lock (`portable-atomic`'s fallback), on which a
+/// preempted low-priority recorder would stall a higher-priority one on a
+/// single-core RTOS. A read in the instant between the low half's wrap and
+/// the carry misses 2³² (documented on [`Histogram`](crate::Histogram)).
+#[cfg(not(target_has_atomic = "64"))]
+mod wide {
+    use portable_atomic::{AtomicU32, Ordering::Relaxed};
 
-#[cfg(all(not(antpool_loom), not(target_has_atomic = "64")))]
-impl Wide {
-    const fn new() -> Self {
-        Wide {
-            low: portable_atomic::AtomicU32::new(0),
-            high: portable_atomic::AtomicU32::new(0),
-        }
+    pub(super) struct Wide {
+        low: AtomicU32,
+        high: AtomicU32,
     }
 
-    #[inline]
-    fn add(&self, n: u64) {
-        use portable_atomic::Ordering::Relaxed;
-        let low = n as u32;
-        let mut carry = (n >> 32) as u32;
-        if self.low.fetch_add(low, Relaxed).checked_add(low).is_none() {
-            carry = carry.wrapping_add(1);
+    impl Wide {
+        pub(super) const fn new() -> Self {
+            Wide {
+                low: AtomicU32::new(0),
+                high: AtomicU32::new(0),
+            }
         }
-        if carry != 0 {
-            self.high.fetch_add(carry, Relaxed);
-        }
-    }
 
-    fn get(&self) -> u64 {
-        use portable_atomic::Ordering::Relaxed;
-        loop {
-            let high = self.high.load(Relaxed);
-            let low = self.low.load(Relaxed);
-            if self.high.load(Relaxed) == high {
-                return (u64::from(high) << 32) | u64::from(low);
+        #[inline]
+        pub(super) fn add(&self, n: u64) {
+            let low = n as u32;
+            let mut carry = (n >> 32) as u32;
+            if self.low.fetch_add(low, Relaxed).checked_add(low).is_none() {
+                carry = carry.wrapping_add(1);
+            }
+            if carry != 0 {
+                self.high.fetch_add(carry, Relaxed);
+            }
+        }
+
+        pub(super) fn get(&self) -> u64 {
+            loop {
+                let high = self.high.load(Relaxed);
+                let low = self.low.load(Relaxed);
+                if self.high.load(Relaxed) == high {
+                    return (u64::from(high) << 32) | u64::from(low);
+                }
             }
         }
     }
@@ -126,20 +127,8 @@ impl Buckets {
     }
 }
 
-/// Which histogram a duration goes to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Which {
-    /// A blocked submit, from saturation to admission.
-    SubmitWait,
-    /// A task, from admission to its start.
-    QueueWait,
-    /// A task, from its start to its end.
-    Run,
-}
-
 /// The `High` and `Low` queue waits of a pool with a queue per level (its
 /// `Normal` ones are the recorder's `queue_wait`).
-#[cfg(feature = "alloc")]
 struct Levels {
     high: Padded<Buckets>,
     low: Padded<Buckets>,
@@ -151,8 +140,8 @@ pub(crate) struct Recorder {
     /// Every queue wait; with levels, the `Normal` ones.
     queue_wait: Padded<Buckets>,
     run: Padded<Buckets>,
-    #[cfg(feature = "alloc")]
-    levels: Option<Box<Levels>>,
+    /// Added at build by [`add_levels`](Self::add_levels) (a heap pool's).
+    levels: Option<Boxed<Levels>>,
 }
 
 impl Recorder {
@@ -161,7 +150,6 @@ impl Recorder {
             submit_wait: Padded::new(Buckets::new()),
             queue_wait: Padded::new(Buckets::new()),
             run: Padded::new(Buckets::new()),
-            #[cfg(feature = "alloc")]
             levels: None,
         }
     }
@@ -170,15 +158,14 @@ impl Recorder {
     /// level, at build (see the module docs).
     #[cfg(feature = "alloc")]
     pub(crate) fn add_levels(&mut self) {
-        self.levels = Some(Box::new(Levels {
+        self.levels = crate::engine::heap::boxed(Levels {
             high: Padded::new(Buckets::new()),
             low: Padded::new(Buckets::new()),
-        }));
+        });
     }
 
     /// Whether `queue_wait` is kept per level
     /// ([`record_queue_wait_at`](Self::record_queue_wait_at)).
-    #[cfg(feature = "alloc")]
     #[inline]
     pub(crate) fn has_levels(&self) -> bool {
         self.levels.is_some()
@@ -197,7 +184,6 @@ impl Recorder {
 
     /// Adds a queue wait of `nanos` of a task that waited at `level` (to the
     /// one histogram there is, without levels).
-    #[cfg(feature = "alloc")]
     #[inline]
     pub(crate) fn record_queue_wait_at(&self, level: Priority, nanos: u64) {
         if let Some(levels) = &self.levels {
@@ -217,10 +203,8 @@ impl Recorder {
             submit_wait: self.submit_wait.snapshot(),
             queue_wait: self.queue_wait.snapshot(),
             run: self.run.snapshot(),
-            #[cfg(feature = "alloc")]
             levels: None,
         };
-        #[cfg(feature = "alloc")]
         if let Some(levels) = &self.levels {
             // With levels, `queue_wait` holds the `Normal` ones.
             let normal = timings.queue_wait.clone();
@@ -230,7 +214,7 @@ impl Recorder {
     }
 }
 
-#[cfg(all(test, not(antpool_loom)))]
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -1,0 +1,198 @@
+//! What only a pool with a heap has (feature `alloc`): the faces behind an
+//! `Arc`, rings whose slots are allocated at build, the unbounded spill queue
+//! behind a ring, the boxes that hold a pool's lanes and histograms per level
+//! (`lanes.rs`, `timed/recorder.rs`), and the calls only the heap faces make.
+//!
+//! Without the feature, `no_heap.rs` stands in for this file under the same
+//! name: an uninhabited `Boxed`, a `Spill` that never spills. The engine's
+//! code is the same either way; what the stand-ins say is constant, so it
+//! folds away.
+
+use alloc::boxed::Box;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+
+use super::list::List;
+use super::ring::{Slot, Slots};
+use super::timed::{StampAt, Stamped};
+use super::{Config, Engine, EngineRef, Flavor, MAX_WORKERS};
+use crate::clock::{Clock, Instant};
+use crate::sync::{AtomicBool, Ordering};
+
+/// Where a value that only some pools have lives: a box.
+pub(crate) type Boxed<T> = Box<T>;
+
+/// `value`, boxed.
+pub(crate) fn boxed<T>(value: T) -> Option<Boxed<T>> {
+    Some(Box::new(value))
+}
+
+/// The slots of a lane added at build: boxed.
+pub(crate) type LevelSlots<T> = Box<[Slot<T>]>;
+
+/// The largest ring the heap faces allocate for a spilling lane (one slot per
+/// task the pool admits, at most this many); more spill.
+pub(crate) const MAX_RING: usize = 1024;
+
+impl<E: Send + Sync + 'static> EngineRef<E> for Arc<E> {
+    const HANDSHAKE: bool = false;
+
+    fn engine(&self) -> &E {
+        self
+    }
+}
+
+impl<T: Send + 'static> Slots<T> for Box<[Slot<T>]> {
+    #[inline]
+    fn slots(&self) -> &[Slot<T>] {
+        self
+    }
+}
+
+/// `n` empty slots on the heap.
+pub(crate) fn boxed_slots<T>(n: usize) -> Box<[Slot<T>]> {
+    (0..n).map(|_| Slot::new()).collect()
+}
+
+impl Config {
+    /// The size of the lane's ring for a heap face: a bounded queue's limit; a
+    /// hand-off pool's capacity (an unbounded pool's worker limit), at most
+    /// [`MAX_RING`]; one slot for an unbounded queue (it spills at once).
+    pub(crate) const fn ring_size(&self) -> usize {
+        match self.queue_limit {
+            0 => {
+                let cap = match self.capacity {
+                    Some(cap) => cap,
+                    None => MAX_WORKERS,
+                };
+                if cap < MAX_RING { cap } else { MAX_RING }
+            }
+            usize::MAX => 1,
+            limit => limit,
+        }
+    }
+}
+
+impl<F: Flavor> Engine<F> {
+    /// The pool clock's time.
+    pub(crate) fn now(&self) -> Instant {
+        self.clock.now()
+    }
+
+    /// Gives a heap pool with `priorities(true)` its `High` and `Low` lanes,
+    /// like its `Normal` one (`ring_size` slots each), before it serves
+    /// (feature `timings`: and its queue waits' histograms per level).
+    pub(crate) fn add_levels(&mut self, ring_size: usize) {
+        if self.config.priorities {
+            self.lane.add_levels(ring_size, self.config.growth());
+            self.recorder.add_levels();
+        }
+    }
+
+    /// Closes the pool (if it is open) and takes out the tasks waiting in the
+    /// lane, to be returned instead of run — also after a plain `release`, for
+    /// the tasks not started yet. A paused pool's tasks are taken out before
+    /// the release ends the pause, so none of them starts.
+    pub(crate) fn release_drain<H: EngineRef<Self>>(handle: &H) -> Vec<F::Task> {
+        let this = handle.engine();
+        let mut drained = Vec::new();
+        if this.is_paused() {
+            this.drain_lane(handle, &mut drained);
+        }
+        this.release();
+        this.drain_lane(handle, &mut drained);
+        this.maybe_quiet();
+        if this.config.lane_closes() {
+            // The last worker may have stayed, parked, for a task we took
+            // (handshake 2); a releaser may wait for the lane to empty
+            // (`drained`).
+            this.settle_closed();
+        }
+        drained
+    }
+
+    /// Pops every task in the lane into `drained`; a hand-off pool gives
+    /// their admissions back.
+    fn drain_lane<H: EngineRef<Self>>(&self, handle: &H, drained: &mut Vec<F::Task>) {
+        while let Some((task, _)) = self.lane.pop() {
+            drained.push(task);
+            if self.config.handoff() {
+                // Never to finish: its admission goes now.
+                self.task_done(handle);
+            }
+        }
+    }
+}
+
+/// The unbounded queue behind a lane's ring (see `transport.rs`): whether
+/// the lane may spill, whether it does, and the [`List`] it spills to.
+pub(crate) struct Spill<T> {
+    may_spill: bool,
+    spilling: AtomicBool,
+    list: List<T>,
+}
+
+impl<T> Spill<T> {
+    maybe_const_fn! {
+        /// The spill queue of a lane that `may_spill` (is not bounded), used
+        /// from the start if `at_once` (an unbounded queue's).
+        pub(crate) fn new(may_spill: bool, at_once: bool) -> Self {
+            Spill {
+                may_spill,
+                spilling: AtomicBool::new(at_once),
+                list: List::new(),
+            }
+        }
+    }
+
+    /// Whether the lane may spill (it is not bounded).
+    #[inline]
+    pub(crate) fn may_spill(&self) -> bool {
+        self.may_spill
+    }
+
+    /// Whether the lane spills, read with `order`.
+    #[inline]
+    pub(crate) fn is_spilling(&self, order: Ordering) -> bool {
+        self.spilling.load(order)
+    }
+
+    /// From now on every push spills (for good).
+    #[inline]
+    pub(crate) fn start(&self) {
+        self.spilling.store(true, Ordering::Release);
+    }
+
+    /// See [`List::push`].
+    #[inline]
+    pub(crate) fn push(&self, value: T, stamp_at: impl StampAt) -> Result<(), T> {
+        self.list.push(value, stamp_at)
+    }
+
+    /// See [`List::pop`].
+    #[inline]
+    pub(crate) fn pop(&self) -> Option<Stamped<T>> {
+        self.list.pop()
+    }
+
+    /// See [`List::is_empty`].
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// See [`List::len`].
+    pub(crate) fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// See [`List::close`].
+    pub(crate) fn close(&self) {
+        self.list.close();
+    }
+
+    /// See [`List::reopen`].
+    pub(crate) fn reopen(&self) {
+        self.list.reopen();
+    }
+}

@@ -1,0 +1,110 @@
+//! Without a heap (no feature `alloc`): the stand-ins for what `heap.rs`
+//! gives a pool with one, under the same names. A [`Boxed`] value cannot
+//! exist, so an `Option` of one is always `None`; a [`Spill`] is never used.
+//! Every answer they give is a constant, so the code that asks folds away.
+
+use core::convert::Infallible;
+use core::marker::PhantomData;
+use core::ops::Deref;
+
+use super::ring::Slot;
+use super::timed::{StampAt, Stamped};
+use crate::sync::Ordering;
+
+/// A value only a pool with a heap has: none here (uninhabited).
+pub(crate) struct Boxed<T>(Infallible, PhantomData<T>);
+
+impl<T> Deref for Boxed<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        match self.0 {}
+    }
+}
+
+impl<T> Clone for Boxed<T> {
+    fn clone(&self) -> Self {
+        match self.0 {}
+    }
+}
+
+impl<T> PartialEq for Boxed<T> {
+    fn eq(&self, _: &Self) -> bool {
+        match self.0 {}
+    }
+}
+
+impl<T> Eq for Boxed<T> {}
+
+impl<T> core::fmt::Debug for Boxed<T> {
+    fn fmt(&self, _: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.0 {}
+    }
+}
+
+/// Nothing can be boxed: `None`. (For the timings' levels.)
+#[cfg_attr(not(feature = "timings"), allow(dead_code))]
+pub(crate) fn boxed<T>(_value: T) -> Option<Boxed<T>> {
+    None
+}
+
+/// The slots of a lane added at build (none is, here).
+pub(crate) type LevelSlots<T> = [Slot<T>; 1];
+
+/// The spill queue of a lane that cannot spill: empty, and never pushed to.
+pub(crate) struct Spill<T>(PhantomData<fn() -> T>);
+
+impl<T> Spill<T> {
+    /// The spill queue that never is (every lane is bounded).
+    pub(crate) const fn new(_may_spill: bool, _at_once: bool) -> Self {
+        Spill(PhantomData)
+    }
+
+    /// Never: every lane is bounded.
+    #[inline(always)]
+    pub(crate) fn may_spill(&self) -> bool {
+        false
+    }
+
+    /// Never.
+    #[inline(always)]
+    pub(crate) fn is_spilling(&self, _order: Ordering) -> bool {
+        false
+    }
+
+    /// (Never called: no lane may spill.)
+    #[inline(always)]
+    pub(crate) fn start(&self) {}
+
+    /// (Never called: no lane may spill.) Hands `value` back.
+    #[inline(always)]
+    pub(crate) fn push(&self, value: T, _stamp_at: impl StampAt) -> Result<(), T> {
+        Err(value)
+    }
+
+    /// Nothing.
+    #[inline(always)]
+    pub(crate) fn pop(&self) -> Option<Stamped<T>> {
+        None
+    }
+
+    /// Always.
+    #[inline(always)]
+    pub(crate) fn is_empty(&self) -> bool {
+        true
+    }
+
+    /// Always 0.
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        0
+    }
+
+    /// Nothing to close.
+    #[inline(always)]
+    pub(crate) fn close(&self) {}
+
+    /// Nothing to open.
+    #[inline(always)]
+    pub(crate) fn reopen(&self) {}
+}
