@@ -150,14 +150,11 @@ where
 /// **For data-parallel CPU work, use a pool sized to the CPUs with a queue.**
 /// The default pool is unbounded, as ants' is: a task that finds no idle
 /// worker gets a new thread. That suits tasks that block (I/O), not a burst
-/// of short CPU tasks: 4 096 tasks of ~3 µs each (a 16 Mi-element sum in
-/// chunks of 4 096) started 166–245 threads on 2 CPUs and took 2.5× rayon's
-/// `par_chunks`; on `Pool::builder().capacity(cpus).max_queued_tasks(1024)`
-/// the same scope kept 2 workers and took 1.3× (chunks of 65 536: 1.0×, and
-/// rayon's own `scope` took 1.5× at 4 096). A hand-off pool sized to the CPUs
-/// (`Pool::new(cpus)`) is the wrong tool here too (12×: each spawn waits for
-/// a worker to finish). Or [`configure`] the default pool that way before its
-/// first use.
+/// of short CPU tasks, which start a thread each and crowd the CPUs
+/// (BENCHMARKS.md, "Where antpool loses"). Use
+/// `Pool::builder().capacity(cpus).max_queued_tasks(1024)` instead (a
+/// hand-off pool, `Pool::new(cpus)`, makes each spawn wait for a worker to
+/// finish), or [`configure`] the default pool that way before its first use.
 ///
 /// # Panics
 ///
