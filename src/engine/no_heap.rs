@@ -1,14 +1,17 @@
 //! Without a heap (no feature `alloc`): the stand-ins for what `heap.rs`
 //! gives a pool with one, under the same names. A [`Boxed`] value cannot
-//! exist, so an `Option` of one is always `None`; a [`Spill`] is never used.
+//! exist, so an `Option` of one is always `None`; a [`Spill`] is never used,
+//! nor a boxed job record.
 //! Every answer they give is a constant, so the code that asks folds away.
 
 use core::convert::Infallible;
 use core::marker::PhantomData;
 use core::ops::Deref;
 
+use super::launch::First;
 use super::ring::Slot;
 use super::timed::{StampAt, Stamped};
+use super::{Engine, EngineRef, Flavor};
 use crate::sync::Ordering;
 
 /// A value only a pool with a heap has: none here (uninhabited).
@@ -50,6 +53,20 @@ pub(crate) fn boxed<T>(_value: T) -> Option<Boxed<T>> {
 
 /// The slots of a lane added at build (none is, here).
 pub(crate) type LevelSlots<T> = [Slot<T>; 1];
+
+/// (Never called: without a heap every handle is a `&'static`, which hands
+/// its first task over on the spawner's stack, `launch.rs`.)
+pub(super) fn spawn_boxed<H, F>(
+    _handle: &H,
+    _spawner: &F::Spawner,
+    _task: First<F>,
+) -> Result<(), First<F>>
+where
+    H: EngineRef<Engine<F>>,
+    F: Flavor,
+{
+    unreachable!("antpool: a handle without a heap asked for a boxed job record")
+}
 
 /// The spill queue of a lane that cannot spill: empty, and never pushed to.
 pub(crate) struct Spill<T>(PhantomData<fn() -> T>);
