@@ -14,6 +14,7 @@
 //! | `inbox.rs` | how async submitters join that FIFO without the lock |
 //! | `worker.rs` | a worker's life: run, take the next task, look, park, expire |
 //! | `watch.rs` | the watch duty that bounds how long a task waits for a busy worker |
+//! | `policy.rs` | every tuning decision (start a worker or push, whom to leave tasks to, how long to look, the watch's duty), apart from the mechanism, which holds for any answer |
 //! | `spin.rs` | busy-waits bounded by time |
 //! | `lifecycle.rs` | tune, purge, release, reboot |
 //! | `released.rs` | waiting for a release to end: blocking, or as a future |
@@ -61,11 +62,11 @@ mod lifecycle;
 mod list;
 #[cfg(all(test, feature = "alloc", antpool_loom))]
 mod list_loom;
-mod look;
 mod node;
 mod padded;
 #[cfg(test)]
 mod plain;
+mod policy;
 mod quiet;
 mod released;
 mod ring;
@@ -95,6 +96,7 @@ use ctl::{Adm, Ctl};
 use lanes::Lanes;
 use node::List;
 use padded::Padded;
+use policy::{Policy, Tuned};
 use transport::Growth;
 
 /// What became of one task: the std faces report a caught panic.
@@ -347,9 +349,9 @@ pub(crate) struct Engine<F: Flavor> {
     /// writes.
     parallelism: UntrackedUsize,
     /// How long the one looker of an idle pool looks, in microseconds, as
-    /// learnt from the gaps between looks that ran out and the tasks that
-    /// came after them (`look.rs`). Read-mostly: written when a parked
-    /// looker is woken and the learnt look changes.
+    /// the policy learnt it from the gaps between looks that ran out and the
+    /// tasks that came after them (`Policy::next_look`). Read-mostly: written
+    /// when a parked looker is woken and the learnt look changes.
     look_us: UntrackedUsize,
     /// 1 while the pool is paused: the workers' copy of `PAUSED`, checked
     /// before each task they take, on this read-mostly line (`quiet.rs`).
@@ -412,7 +414,7 @@ impl<F: Flavor> Engine<F> {
                 }),
                 config,
                 parallelism: UntrackedUsize::new(0),
-                look_us: UntrackedUsize::new(look::LOOK_FOR.as_micros() as usize),
+                look_us: UntrackedUsize::new(Tuned::FIRST_LOOK.as_micros() as usize),
                 paused: AtomicUsize::new(0),
                 clock,
                 spawner,
