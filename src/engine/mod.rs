@@ -88,6 +88,7 @@ pub(crate) use heap::{Boxed, boxed};
 #[cfg(feature = "alloc")]
 #[allow(unused_imports)] // (`MAX_RING`: for the faces; the engine's own use is in `heap.rs`)
 pub(crate) use heap::{MAX_RING, boxed_slots};
+pub(crate) use policy::Tuned;
 pub(crate) use released::{Awaited, Drain};
 pub(crate) use ring::{Slot, Slots};
 pub(crate) use wait_async::Admit;
@@ -96,7 +97,7 @@ use ctl::{Adm, Ctl};
 use lanes::Lanes;
 use node::List;
 use padded::Padded;
-use policy::{Policy, Tuned};
+use policy::Policy;
 use transport::Growth;
 
 /// What became of one task: the std faces report a caught panic.
@@ -125,8 +126,8 @@ pub(crate) trait Execute<T>: Send + Sync + 'static {
 }
 
 /// The types one engine is made of: its task, idle queue, transport slots,
-/// clock, platform and executor. Bundled so the engine's many functions carry
-/// one bound. Implemented by the pool kinds (`kind/`).
+/// clock, platform, executor and policy. Bundled so the engine's many
+/// functions carry one bound. Implemented by the pool kinds (`kind/`).
 pub(crate) trait Flavor: 'static {
     type Task: Send + 'static;
     type Queue: WorkerQueue;
@@ -134,6 +135,9 @@ pub(crate) trait Flavor: 'static {
     type Clock: Clock;
     type Spawner: Spawner;
     type Exec: Execute<Self::Task>;
+    /// Its tuning decisions (`policy.rs`): [`Tuned`] for every pool kind;
+    /// the loom models drive the mechanism with adversarial ones.
+    type Policy: Policy;
 }
 
 type SignalOf<F> = <<F as Flavor>::Spawner as Spawner>::Signal;
