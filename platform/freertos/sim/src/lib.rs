@@ -350,13 +350,19 @@ pub const WATCHDOG: Duration = Duration::from_secs(120);
 pub fn run(name: &'static str, body: impl FnOnce(&mut Checks) + Send + 'static) -> ! {
     // A plain thread, made before the kernel sets up its signals: the tick
     // (SIGALRM) is sent to the running task's thread only, so this one sleeps
-    // undisturbed. It never allocates (the allocator would suspend the
-    // scheduler from a thread that is not a task).
+    // undisturbed. It must not allocate once the scheduler runs (the allocator
+    // would suspend the scheduler from a thread that is not a task), and it
+    // frees its start-up allocations before the closure runs: wait for that.
+    static WATCHING: AtomicBool = AtomicBool::new(false);
     std::thread::spawn(|| {
+        WATCHING.store(true, Ordering::Release);
         std::thread::sleep(WATCHDOG);
         let _ = std::io::stderr().write_all(b"watchdog: the FreeRTOS run hung; aborting\n");
         std::process::abort();
     });
+    while !WATCHING.load(Ordering::Acquire) {
+        std::thread::yield_now();
+    }
     let job: Box<(&'static str, Body)> = Box::new((name, Box::new(body)));
     let arg = Box::into_raw(job).cast::<c_void>();
     // SAFETY: `controller` matches the kernel's task function and gets `arg`

@@ -39,6 +39,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::ffi::{c_int, c_long, c_uint, c_void};
 use std::io::Write;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 unsafe extern "C" {
@@ -217,12 +218,18 @@ pub const WATCHDOG: Duration = Duration::from_secs(120);
 /// ```
 pub fn run(name: &'static str, body: impl FnOnce() -> bool + Send + 'static) -> ! {
     // A plain pthread, made before the kernel: it never uses ThreadX, and
-    // never allocates once the kernel runs.
+    // never allocates once the kernel runs. It frees its start-up allocations
+    // before the closure runs: wait for that.
+    static WATCHING: AtomicBool = AtomicBool::new(false);
     std::thread::spawn(|| {
+        WATCHING.store(true, Ordering::Release);
         std::thread::sleep(WATCHDOG);
         let _ = std::io::stderr().write_all(b"watchdog: the ThreadX run hung; aborting\n");
         std::process::abort();
     });
+    while !WATCHING.load(Ordering::Acquire) {
+        std::thread::yield_now();
+    }
     *BODY.lock().expect("nothing else holds it") = Some((name, Box::new(body)));
     // SAFETY: called once, from main, before the kernel runs; `controller`
     // never returns (it ends the process) and never unwinds.
