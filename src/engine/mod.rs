@@ -67,6 +67,8 @@ mod padded;
 #[cfg(test)]
 mod plain;
 mod policy;
+#[cfg(all(test, antpool_loom))]
+mod policy_loom;
 mod quiet;
 mod released;
 mod ring;
@@ -418,7 +420,7 @@ impl<F: Flavor> Engine<F> {
                 }),
                 config,
                 parallelism: UntrackedUsize::new(0),
-                look_us: UntrackedUsize::new(Tuned::FIRST_LOOK.as_micros() as usize),
+                look_us: UntrackedUsize::new(F::Policy::FIRST_LOOK.as_micros() as usize),
                 paused: AtomicUsize::new(0),
                 clock,
                 spawner,

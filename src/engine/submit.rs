@@ -27,7 +27,7 @@ use core::ptr::NonNull;
 
 use super::ctl::{CLOSED, PAUSED, WATCH, Word, adm};
 use super::node::{Node, state};
-use super::policy::{Policy, Taker, Tuned};
+use super::policy::{Policy, Taker};
 use super::timed::{Stamp, StampAt};
 use super::{Engine, EngineRef, Flavor, Guard, Mode, NodeOf, launch};
 use crate::clock::{Clock, Instant};
@@ -272,7 +272,7 @@ impl<F: Flavor> Engine<F> {
             && !w.has(CLOSED)
             && w.parked() == 0
             && w.threads() < self.limit()
-            && Tuned::place(&self.sight(w)) == Taker::Own
+            && F::Policy::place(&self.sight(w)) == Taker::Own
     }
 
     /// After a push: reads the workers' word after a `SeqCst` fence (handshake
@@ -309,7 +309,7 @@ impl<F: Flavor> Engine<F> {
                 // first busy worker to finish, takes it.
                 return;
             }
-            let left = match Tuned::ensure(&self.sight(w)) {
+            let left = match F::Policy::ensure(&self.sight(w)) {
                 Taker::Lookers => w.lookers() > 0,
                 Taker::Busy => w.busy() > 0 && w.has(WATCH),
                 Taker::Own => false,

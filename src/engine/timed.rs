@@ -80,7 +80,7 @@ use crate::clock::{Clock, Instant};
 use crate::error::SubmitError;
 use crate::priority::Priority;
 
-use super::policy::{Policy, Tuned};
+use super::policy::Policy;
 use super::{Engine, EngineRef, Execute, Flavor, NodeOf, Outcome};
 
 /// The types the feature changes (see the module docs). (`on.rs` is a
@@ -258,7 +258,7 @@ impl<F: Flavor> Engine<F> {
     /// [`TIME_EVERY`](Policy::TIME_EVERY).
     #[inline]
     fn watch_reads(&self, round: u32) -> bool {
-        let every = Tuned::TIME_EVERY;
+        let every = F::Policy::TIME_EVERY;
         let own = match self.sample() {
             None => true,
             Some(mask) => mask >= every as usize,
@@ -284,7 +284,7 @@ impl<F: Flavor> Engine<F> {
         };
         let outcome = self.exec.execute(task);
         let end = self.clock.now();
-        self.watch.learn::<Tuned>(start, end);
+        self.watch.learn::<F::Policy>(start, end);
         lap.set(end);
         if let Some(at) = stamped {
             if outcome != Outcome::Skipped {

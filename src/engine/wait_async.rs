@@ -39,7 +39,7 @@ use core::task::{Context, Poll, Waker};
 
 use super::ctl::adm;
 use super::node::{Node, state};
-use super::policy::{Policy, Tuned};
+use super::policy::Policy;
 use super::submit::Attempt;
 use super::timed::Stamp;
 use super::{Engine, EngineRef, Flavor, Guard, NodeOf};
@@ -282,7 +282,7 @@ impl<F: Flavor> Waiting<F> {
     /// a worker that parks, and wake one again when it comes back). The loom
     /// models' async submitters run on one CPU, so they check the line.
     fn yield_first(&mut self, engine: &Engine<F>) -> bool {
-        let Some(room_for) = Tuned::room_for(engine.parallelism()) else {
+        let Some(room_for) = F::Policy::room_for(engine.parallelism()) else {
             return false;
         };
         if self.yields >= MAX_YIELDS {

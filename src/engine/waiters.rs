@@ -10,7 +10,7 @@ use core::ptr::NonNull;
 
 use super::ctl::adm;
 use super::node::{Chain, List, Node, state};
-use super::policy::{Policy, Tuned};
+use super::policy::Policy;
 use super::spin::Spin;
 use super::submit::Attempt;
 use super::timed::Stamp;
@@ -162,7 +162,7 @@ impl<F: Flavor> Engine<F> {
     ) -> Attempt<F::Task> {
         // How long to watch for room first is the policy's: the decision to
         // link is taken again under the lock below either way.
-        if let Some(budget) = Tuned::room_for(self.parallelism()) {
+        if let Some(budget) = F::Policy::room_for(self.parallelism()) {
             let mut spin = Spin::new(&self.clock, budget);
             while spin.wait() {
                 let a = self.gate.adm.load();

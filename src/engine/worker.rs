@@ -6,7 +6,7 @@
 
 use super::ctl::{PAUSED, WATCH, Word, adm};
 use super::node::{Node, state};
-use super::policy::{Look, Policy, Tuned};
+use super::policy::{Look, Policy};
 use super::spin::Spin;
 use super::timed::Stamped;
 use super::watch::Duty;
@@ -134,14 +134,14 @@ impl<F: Flavor> Engine<F> {
                 Some(task) => return Some(task),
                 None => self.task_done(handle),
             }
-        } else if round % Tuned::CHECK_EVERY == 0 {
+        } else if round % F::Policy::CHECK_EVERY == 0 {
             // A queue pool: blocked submitters, now and then (also whenever
             // the lane is empty, and after a pop as a looker).
             self.check_queue_waiters(handle);
         }
         // Now and then (not per task: the word is the submitters' line too), see
         // whether `tune` made this worker surplus.
-        if round % Tuned::CHECK_EVERY == 0 && self.ctl.load().threads() > self.limit() {
+        if round % F::Policy::CHECK_EVERY == 0 && self.ctl.load().threads() > self.limit() {
             return self.retire_surplus(handle, me);
         }
         // (A stale "empty" is harmless: the handshake of `park` finds the task.
@@ -290,7 +290,8 @@ impl<F: Flavor> Engine<F> {
             let mut looked = None;
             if self.is_paused() {
                 // Nothing to take: park (`park` decides on the word's flag).
-            } else if let Some(Look { budget, learns }) = Tuned::look(&self.sight(self.ctl.load()))
+            } else if let Some(Look { budget, learns }) =
+                F::Policy::look(&self.sight(self.ctl.load()))
             {
                 let mut spin = Spin::new(&self.clock, budget);
                 loop {
@@ -328,7 +329,7 @@ impl<F: Flavor> Engine<F> {
     /// stands still.)
     fn learn_look(&self, began: Instant) {
         let gap = self.clock.now().saturating_duration_since(began);
-        let us = usize::try_from(Tuned::next_look(gap).as_micros()).unwrap_or(usize::MAX);
+        let us = usize::try_from(F::Policy::next_look(gap).as_micros()).unwrap_or(usize::MAX);
         if self.look_us.load(Relaxed) != us {
             self.look_us.store(us, Relaxed);
         }
@@ -476,7 +477,7 @@ impl<F: Flavor> Engine<F> {
     /// nobody watches (one watcher, set under the cold lock, held now), and
     /// the policy wants one ([`Policy::watches`]).
     fn take_watch(&self, cold: &mut super::Guard<'_, F>, id: WorkerId, w: Word) -> bool {
-        if w.has(WATCH) || !Tuned::watches(&self.sight(w)) {
+        if w.has(WATCH) || !F::Policy::watches(&self.sight(w)) {
             return false;
         }
         self.ctl.set(WATCH);
@@ -546,7 +547,7 @@ impl<F: Flavor> Engine<F> {
                 }
                 (false, Some(r)) => me.signal().wait_timeout(r),
                 (true, r) => {
-                    let period = Tuned::WATCH_PERIOD;
+                    let period = F::Policy::WATCH_PERIOD;
                     me.signal()
                         .wait_timeout(r.map_or(period, |r| r.min(period)))
                 }
@@ -592,7 +593,7 @@ impl<F: Flavor> Engine<F> {
         } else {
             duty.quiet = 0;
         }
-        if !Tuned::resigns(duty.quiet) {
+        if !F::Policy::resigns(duty.quiet) {
             return true;
         }
         let mut cold = self.cold.lock();
