@@ -14,7 +14,7 @@
 //! | `inbox.rs` | how async submitters join that FIFO without the lock |
 //! | `worker.rs` | a worker's life: run, take the next task, look, park, expire |
 //! | `watch.rs` | the watch duty that bounds how long a task waits for a busy worker |
-//! | `policy.rs` | every tuning decision (start a worker or push, whom to leave tasks to, how long to look, the watch's duty), apart from the mechanism, which holds for any answer |
+//! | `policy/` | every tuning decision (start a worker or push, whom to leave tasks to, how long to look, the watch's duty), apart from the mechanism, which holds for any answer |
 //! | `spin.rs` | busy-waits bounded by time |
 //! | `lifecycle.rs` | tune, purge, release, reboot |
 //! | `released.rs` | waiting for a release to end: blocking, or as a future |
@@ -137,7 +137,7 @@ pub(crate) trait Flavor: 'static {
     type Clock: Clock;
     type Spawner: Spawner;
     type Exec: Execute<Self::Task>;
-    /// Its tuning decisions (`policy.rs`): [`Tuned`] for every pool kind;
+    /// Its tuning decisions (`policy/`): [`Tuned`] for every pool kind;
     /// the loom models drive the mechanism with adversarial ones.
     type Policy: Policy;
 }

@@ -2,7 +2,7 @@
 //!
 //! A spin is worth it only while it is cheaper than parking; how long that is
 //! is a time (a looker's look, a saturated submitter's watch for room: the
-//! policy's, `policy.rs`), not a count of rounds:
+//! policy's, `policy/`), not a count of rounds:
 //! how long one `spin_loop` hint takes differs by an order of magnitude between
 //! processors, so the same count spins far longer on one machine than on
 //! another (`BENCHMARKS.md`, "What the engine's constants rest on"). The pool's

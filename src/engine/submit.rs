@@ -14,7 +14,7 @@
 //!    watcher on duty — a busy worker will take the task, wake a parked
 //!    worker as a looker or start a new one.
 //!
-//! Where the policy decides (`policy.rs`): whether a task gets a worker of
+//! Where the policy decides (`policy/`): whether a task gets a worker of
 //! its own in step 2, and whom the tasks are left to in step 3; the checks
 //! around each call are the mechanism's, and hold whatever it answers.
 //!

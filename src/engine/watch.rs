@@ -6,7 +6,7 @@
 //! the kernel for the worker), or leave the task in the lane for the next busy
 //! worker that finishes. When tasks are tiny the second is far cheaper. This is
 //! *speculation*: the busy worker's current task may turn out long, or block.
-//! When to speculate is the policy's (`policy.rs`); what makes it safe is here.
+//! When to speculate is the policy's (`policy/`); what makes it safe is here.
 //!
 //! The mechanism leaves a task to busy workers only while a parked worker is
 //! *on watch* (the `WATCH` flag of the workers' word, set and cleared under
