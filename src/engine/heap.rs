@@ -1,11 +1,11 @@
 //! What only a pool with a heap has (feature `alloc`): the faces behind an
 //! `Arc`, rings whose slots are allocated at build, the unbounded spill queue
-//! behind a ring, the boxes that hold a pool's lanes and histograms per level
-//! (`lanes.rs`, `timed/recorder.rs`), a new worker's job record on the heap
+//! behind a ring, the slots of a pool's lanes per level (`lanes.rs`; the box
+//! that holds them is the crate's `boxed.rs`), a new worker's job record on the heap
 //! (`launch.rs`), and the calls only the heap faces make.
 //!
 //! Without the feature, `no_heap.rs` stands in for this file under the same
-//! name: an uninhabited `Boxed`, a `Spill` that never spills. The engine's
+//! name: a `Spill` that never spills. The engine's
 //! code is the same either way; what the stand-ins say is constant, so it
 //! folds away.
 
@@ -19,14 +19,6 @@ use super::timed::{StampAt, Stamped};
 use super::{Config, Engine, EngineRef, Flavor, MAX_WORKERS};
 use crate::clock::{Clock, Instant};
 use crate::sync::{AtomicBool, Ordering};
-
-/// Where a value that only some pools have lives: a box.
-pub(crate) type Boxed<T> = Box<T>;
-
-/// `value`, boxed.
-pub(crate) fn boxed<T>(value: T) -> Option<Boxed<T>> {
-    Some(Box::new(value))
-}
 
 /// The slots of a lane added at build: boxed.
 pub(crate) type LevelSlots<T> = Box<[Slot<T>]>;
@@ -135,8 +127,7 @@ mod boxed_job {
     use core::marker::PhantomData;
     use core::ptr::NonNull;
 
-    use crate::engine::launch::{First, check_returned};
-    use crate::engine::{Engine, EngineRef, Flavor, worker};
+    use crate::engine::{Engine, EngineRef, First, Flavor, check_returned, worker};
     use crate::spawner::{Job, JobHeader, JobVTable, Spawner};
 
     #[repr(C)]

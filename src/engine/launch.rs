@@ -16,12 +16,10 @@ use core::ptr::NonNull;
 
 use crate::sync::{AtomicU8, Ordering};
 
-use super::timed::Stamped;
-use super::{AbortOnUnwind, Engine, EngineRef, Flavor, SignalOf, heap, worker};
+use super::{
+    AbortOnUnwind, Engine, EngineRef, First, Flavor, SignalOf, check_returned, heap, worker,
+};
 use crate::spawner::{Job, JobHeader, JobVTable, Signal, Spawner};
-
-/// A new worker's first task, with its stamp.
-pub(super) type First<F> = Option<Stamped<<F as Flavor>::Task>>;
 
 /// Starts a worker through `spawner`, carrying `task` as its first (or none: it
 /// takes a queued task's place); `Err(task)` if none started. The caller holds
@@ -36,15 +34,6 @@ where
         return heap::spawn_boxed(handle, spawner, task);
     }
     handshake::<H, F>(handle, spawner, task)
-}
-
-/// Checks that a spawner handed back the job it was given.
-pub(super) fn check_returned(job: Job, sent: NonNull<JobHeader>) {
-    let returned = job.into_header();
-    assert!(
-        returned == sent,
-        "antpool: Spawner::spawn returned a different job than it was given"
-    );
 }
 
 /// Record states of a handshake.

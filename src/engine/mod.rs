@@ -84,9 +84,6 @@ mod watch;
 mod worker;
 
 pub(crate) use ctl::MAX_WORKERS;
-/// (For the timings' levels: `timings/mod.rs`.)
-#[cfg(feature = "timings")]
-pub(crate) use heap::{Boxed, boxed};
 #[cfg(feature = "alloc")]
 #[allow(unused_imports)] // (`MAX_RING`: for the faces; the engine's own use is in `heap.rs`)
 pub(crate) use heap::{MAX_RING, boxed_slots};
@@ -149,6 +146,19 @@ type ListOf<F> = List<<F as Flavor>::Task, SignalOf<F>>;
 type LockOf<F> = <<F as Flavor>::Spawner as Spawner>::Lock;
 /// The lock held on an engine's cold state.
 type Guard<'a, F> = lock_api::MutexGuard<'a, LockOf<F>, Cold<F>>;
+/// A new worker's first task, with its stamp (`launch.rs`; the boxed job
+/// record of `heap.rs` carries one too).
+type First<F> = Option<timed::Stamped<<F as Flavor>::Task>>;
+
+/// Checks that a spawner handed back the job it was given (`launch.rs`,
+/// `heap.rs`).
+fn check_returned(job: crate::spawner::Job, sent: core::ptr::NonNull<crate::spawner::JobHeader>) {
+    let returned = job.into_header();
+    assert!(
+        returned == sent,
+        "antpool: Spawner::spawn returned a different job than it was given"
+    );
+}
 
 /// How workers refer to their engine for as long as they live.
 pub(crate) trait EngineRef<E>: Clone + Send + Sync + 'static {
