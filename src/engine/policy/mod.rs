@@ -18,8 +18,7 @@
 //! ([`Sight`]), not a copy: a fact is read only if the decision asks for it,
 //! so the hot path reads what it read before the split.
 //!
-//! The engine's [`Flavor`](super::Flavor) names its policy: the pool kinds
-//! use [`Tuned`].
+//! The engine's [`Flavor`] names its policy: the pool kinds use [`Tuned`].
 //!
 //! | decision | asked by | what the mechanism keeps | why any answer is safe |
 //! |---|---|---|---|
