@@ -171,6 +171,7 @@ extern crate alloc;
 
 #[macro_use]
 mod sync;
+mod boxed;
 #[cfg(feature = "alloc")]
 mod builder;
 mod calls;

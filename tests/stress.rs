@@ -474,8 +474,10 @@ fn bursts_of_sleeping_tasks_chain_their_wake_ups_and_lose_none() {
     // leaves the wake-ups of its burst to the chain of lookers (engine README,
     // "Who wakes whom"). What this catches is a task lost or run twice, or a
     // pool that never falls idle; a link missing from the chain only delays a
-    // task here (the next busy worker to finish takes it), which the loom
-    // model `chain to a new worker` catches.
+    // task here (the next busy worker to finish takes it). The loom models of
+    // tests/loom.rs do not reach the link (the tuned policy chains only past
+    // twice the CPUs busy); the engine's model under a policy that always
+    // chains (`engine/policy_loom.rs`) does, and deadlocks without it.
     let _hogs = Hogs::start();
     bursts_of(size(20), 200, 64, 200);
 }

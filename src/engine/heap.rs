@@ -1,10 +1,11 @@
 //! What only a pool with a heap has (feature `alloc`): the faces behind an
 //! `Arc`, rings whose slots are allocated at build, the unbounded spill queue
-//! behind a ring, the boxes that hold a pool's lanes and histograms per level
-//! (`lanes.rs`, `timed/recorder.rs`), and the calls only the heap faces make.
+//! behind a ring, the slots of a pool's lanes per level (`lanes.rs`; the box
+//! that holds them is the crate's `boxed.rs`), a new worker's job record on the heap
+//! (`launch.rs`), and the calls only the heap faces make.
 //!
 //! Without the feature, `no_heap.rs` stands in for this file under the same
-//! name: an uninhabited `Boxed`, a `Spill` that never spills. The engine's
+//! name: a `Spill` that never spills. The engine's
 //! code is the same either way; what the stand-ins say is constant, so it
 //! folds away.
 
@@ -18,14 +19,6 @@ use super::timed::{StampAt, Stamped};
 use super::{Config, Engine, EngineRef, Flavor, MAX_WORKERS};
 use crate::clock::{Clock, Instant};
 use crate::sync::{AtomicBool, Ordering};
-
-/// Where a value that only some pools have lives: a box.
-pub(crate) type Boxed<T> = Box<T>;
-
-/// `value`, boxed.
-pub(crate) fn boxed<T>(value: T) -> Option<Boxed<T>> {
-    Some(Box::new(value))
-}
 
 /// The slots of a lane added at build: boxed.
 pub(crate) type LevelSlots<T> = Box<[Slot<T>]>;
@@ -119,6 +112,103 @@ impl<F: Flavor> Engine<F> {
             if self.config.handoff() {
                 // Never to finish: its admission goes now.
                 self.task_done(handle);
+            }
+        }
+    }
+}
+
+/// How a worker of a pool behind an `Arc` gets its first task: a job record
+/// on the heap (`launch.rs`, the boxed kind). (Without a heap every handle is
+/// a `&'static`, and hands its first task over on the spawner's stack.)
+pub(super) use boxed_job::spawn as spawn_boxed;
+
+mod boxed_job {
+    use alloc::boxed::Box;
+    use core::marker::PhantomData;
+    use core::ptr::NonNull;
+
+    use crate::engine::{Engine, EngineRef, First, Flavor, check_returned, worker};
+    use crate::spawner::{Job, JobHeader, JobVTable, Spawner};
+
+    #[repr(C)]
+    struct Record<H, T> {
+        header: JobHeader,
+        handle: H,
+        task: T,
+    }
+
+    /// The vtable of boxed records for workers of an engine of flavor `F`,
+    /// reached through `H`.
+    struct VTable<H, F>(PhantomData<fn(H, F)>);
+
+    impl<H, F> VTable<H, F>
+    where
+        H: EngineRef<Engine<F>>,
+        F: Flavor,
+    {
+        const VTABLE: JobVTable = JobVTable {
+            run: Self::run,
+            abandon: Self::abandon,
+        };
+
+        /// # Safety
+        ///
+        /// `header` heads a `Record<H, T>` made by `spawn` below, consumed once.
+        unsafe fn take(header: NonNull<JobHeader>) -> Record<H, First<F>> {
+            // SAFETY: per the contract, the record was boxed by `spawn` and is ours.
+            *unsafe { Box::from_raw(header.cast::<Record<H, First<F>>>().as_ptr()) }
+        }
+
+        unsafe fn run(header: NonNull<JobHeader>) {
+            // SAFETY: the vtable is only reachable from records made by `spawn`,
+            // and `Job` calls `run` at most once.
+            let index = unsafe { header.as_ref().index };
+            // SAFETY: as above.
+            let record = unsafe { Self::take(header) };
+            worker::run(record.handle, record.task, index);
+        }
+
+        unsafe fn abandon(header: NonNull<JobHeader>) {
+            // SAFETY: as for `run`.
+            let record = unsafe { Self::take(header) };
+            // The spawner dropped the job: give back the reservation made for it.
+            // Its task is dropped (documented on `Spawner::spawn`).
+            let carried = record.task.is_some();
+            drop(record.task);
+            record.handle.engine().unreserve(&record.handle, carried);
+        }
+    }
+
+    /// Starts a worker through `spawner` with a boxed record of `handle` and
+    /// `task`: see `launch::spawn`.
+    pub(in crate::engine) fn spawn<H, F>(
+        handle: &H,
+        spawner: &F::Spawner,
+        task: First<F>,
+    ) -> Result<(), First<F>>
+    where
+        H: EngineRef<Engine<F>>,
+        F: Flavor,
+    {
+        let record = Box::new(Record {
+            header: JobHeader {
+                vtable: &VTable::<H, F>::VTABLE,
+                index: handle.engine().next_worker_index(),
+            },
+            handle: handle.clone(),
+            task,
+        });
+        let header = NonNull::from(Box::leak(record)).cast::<JobHeader>();
+        // SAFETY: `header` heads the record just leaked, which the job now owns.
+        let job = unsafe { Job::from_header(header) };
+        match spawner.spawn(job) {
+            Ok(()) => Ok(()),
+            Err(job) => {
+                check_returned(job, header);
+                // SAFETY: the spawner handed the job back unrun, so the record is
+                // ours again, and is taken once.
+                let record = unsafe { VTable::<H, F>::take(header) };
+                Err(record.task)
             }
         }
     }

@@ -51,10 +51,11 @@
 //! `tests/it/priorities.rs` holds the order, room, passing, reserve and bound
 //! rules; `tests/stress.rs` the exact count across a `release_drain`.
 
-use super::heap::{Boxed, LevelSlots};
+use super::heap::LevelSlots;
 use super::ring::Slots;
 use super::timed::{StampAt, Stamped};
 use super::transport::{Growth, Transport};
+use crate::boxed::Boxed;
 use crate::priority::Priority;
 use crate::sync::{Ordering, fence};
 
@@ -88,7 +89,8 @@ impl<T: Send + 'static, S: Slots<T>> Lanes<T, S> {
     /// growing as `growth` says (a bounded queue: each level its own `cap`).
     #[cfg(feature = "alloc")]
     pub(crate) fn add_levels(&mut self, cap: usize, growth: Growth) {
-        use super::heap::{boxed, boxed_slots};
+        use super::heap::boxed_slots;
+        use crate::boxed::boxed;
         self.extra = boxed(Extra {
             high: Transport::new(boxed_slots(cap), cap, growth),
             low: Transport::new(boxed_slots(cap), cap, growth),

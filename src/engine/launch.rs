@@ -3,9 +3,9 @@
 //! A [`Job`] is one pointer to a record that starts with a [`JobHeader`]. Two
 //! kinds of record exist:
 //!
-//! * **Boxed** (pools behind an `Arc`): the record — engine handle and first task
-//!   — is allocated, and the spawning thread returns at once. One allocation per
-//!   thread started, nothing per task.
+//! * **Boxed** (pools behind an `Arc`; in `heap.rs`): the record — engine
+//!   handle and first task — is allocated, and the spawning thread returns at
+//!   once. One allocation per thread started, nothing per task.
 //! * **Handshake** (pools in a `static`, no heap): the record lives on the
 //!   spawning thread's stack, and that thread parks on its own signal until the
 //!   new worker has moved the task out (or the spawner gave the job up). Threads
@@ -16,12 +16,10 @@ use core::ptr::NonNull;
 
 use crate::sync::{AtomicU8, Ordering};
 
-use super::timed::Stamped;
-use super::{AbortOnUnwind, Engine, EngineRef, Flavor, SignalOf, worker};
+use super::{
+    AbortOnUnwind, Engine, EngineRef, First, Flavor, SignalOf, check_returned, heap, worker,
+};
 use crate::spawner::{Job, JobHeader, JobVTable, Signal, Spawner};
-
-/// A new worker's first task, with its stamp.
-type First<F> = Option<Stamped<<F as Flavor>::Task>>;
 
 /// Starts a worker through `spawner`, carrying `task` as its first (or none: it
 /// takes a queued task's place); `Err(task)` if none started. The caller holds
@@ -32,112 +30,10 @@ where
     F: Flavor,
 {
     if !H::HANDSHAKE {
-        // Only `Arc` handles (alloc) skip the handshake.
-        #[cfg(feature = "alloc")]
-        return boxed::spawn(handle, spawner, task);
+        // Only `Arc` handles (a heap) skip the handshake.
+        return heap::spawn_boxed(handle, spawner, task);
     }
     handshake::<H, F>(handle, spawner, task)
-}
-
-/// Checks that a spawner handed back the job it was given.
-fn check_returned(job: Job, sent: NonNull<JobHeader>) {
-    let returned = job.into_header();
-    assert!(
-        returned == sent,
-        "antpool: Spawner::spawn returned a different job than it was given"
-    );
-}
-
-#[cfg(feature = "alloc")]
-mod boxed {
-    use alloc::boxed::Box;
-    use core::marker::PhantomData;
-    use core::ptr::NonNull;
-
-    use super::{First, check_returned};
-    use crate::engine::{Engine, EngineRef, Flavor, worker};
-    use crate::spawner::{Job, JobHeader, JobVTable, Spawner};
-
-    #[repr(C)]
-    struct Record<H, T> {
-        header: JobHeader,
-        handle: H,
-        task: T,
-    }
-
-    /// The vtable of boxed records for workers of an engine of flavor `F`,
-    /// reached through `H`.
-    struct VTable<H, F>(PhantomData<fn(H, F)>);
-
-    impl<H, F> VTable<H, F>
-    where
-        H: EngineRef<Engine<F>>,
-        F: Flavor,
-    {
-        const VTABLE: JobVTable = JobVTable {
-            run: Self::run,
-            abandon: Self::abandon,
-        };
-
-        /// # Safety
-        ///
-        /// `header` heads a `Record<H, T>` made by `spawn` below, consumed once.
-        unsafe fn take(header: NonNull<JobHeader>) -> Record<H, First<F>> {
-            // SAFETY: per the contract, the record was boxed by `spawn` and is ours.
-            *unsafe { Box::from_raw(header.cast::<Record<H, First<F>>>().as_ptr()) }
-        }
-
-        unsafe fn run(header: NonNull<JobHeader>) {
-            // SAFETY: the vtable is only reachable from records made by `spawn`,
-            // and `Job` calls `run` at most once.
-            let index = unsafe { header.as_ref().index };
-            // SAFETY: as above.
-            let record = unsafe { Self::take(header) };
-            worker::run(record.handle, record.task, index);
-        }
-
-        unsafe fn abandon(header: NonNull<JobHeader>) {
-            // SAFETY: as for `run`.
-            let record = unsafe { Self::take(header) };
-            // The spawner dropped the job: give back the reservation made for it.
-            // Its task is dropped (documented on `Spawner::spawn`).
-            let carried = record.task.is_some();
-            drop(record.task);
-            record.handle.engine().unreserve(&record.handle, carried);
-        }
-    }
-
-    pub(in crate::engine) fn spawn<H, F>(
-        handle: &H,
-        spawner: &F::Spawner,
-        task: First<F>,
-    ) -> Result<(), First<F>>
-    where
-        H: EngineRef<Engine<F>>,
-        F: Flavor,
-    {
-        let record = Box::new(Record {
-            header: JobHeader {
-                vtable: &VTable::<H, F>::VTABLE,
-                index: handle.engine().next_worker_index(),
-            },
-            handle: handle.clone(),
-            task,
-        });
-        let header = NonNull::from(Box::leak(record)).cast::<JobHeader>();
-        // SAFETY: `header` heads the record just leaked, which the job now owns.
-        let job = unsafe { Job::from_header(header) };
-        match spawner.spawn(job) {
-            Ok(()) => Ok(()),
-            Err(job) => {
-                check_returned(job, header);
-                // SAFETY: the spawner handed the job back unrun, so the record is
-                // ours again, and is taken once.
-                let record = unsafe { VTable::<H, F>::take(header) };
-                Err(record.task)
-            }
-        }
-    }
 }
 
 /// Record states of a handshake.

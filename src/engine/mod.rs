@@ -14,6 +14,7 @@
 //! | `inbox.rs` | how async submitters join that FIFO without the lock |
 //! | `worker.rs` | a worker's life: run, take the next task, look, park, expire |
 //! | `watch.rs` | the watch duty that bounds how long a task waits for a busy worker |
+//! | `policy/` | every tuning decision (start a worker or push, whom to leave tasks to, how long to look, the watch's duty), apart from the mechanism, which holds for any answer |
 //! | `spin.rs` | busy-waits bounded by time |
 //! | `lifecycle.rs` | tune, purge, release, reboot |
 //! | `released.rs` | waiting for a release to end: blocking, or as a future |
@@ -61,11 +62,13 @@ mod lifecycle;
 mod list;
 #[cfg(all(test, feature = "alloc", antpool_loom))]
 mod list_loom;
-mod look;
 mod node;
 mod padded;
 #[cfg(test)]
 mod plain;
+mod policy;
+#[cfg(all(test, antpool_loom))]
+mod policy_loom;
 mod quiet;
 mod released;
 mod ring;
@@ -81,12 +84,10 @@ mod watch;
 mod worker;
 
 pub(crate) use ctl::MAX_WORKERS;
-/// (For the timings' levels: `timings/mod.rs`.)
-#[cfg(feature = "timings")]
-pub(crate) use heap::{Boxed, boxed};
 #[cfg(feature = "alloc")]
 #[allow(unused_imports)] // (`MAX_RING`: for the faces; the engine's own use is in `heap.rs`)
 pub(crate) use heap::{MAX_RING, boxed_slots};
+pub(crate) use policy::Tuned;
 pub(crate) use released::{Awaited, Drain};
 pub(crate) use ring::{Slot, Slots};
 pub(crate) use wait_async::Admit;
@@ -95,6 +96,7 @@ use ctl::{Adm, Ctl};
 use lanes::Lanes;
 use node::List;
 use padded::Padded;
+use policy::Policy;
 use transport::Growth;
 
 /// What became of one task: the std faces report a caught panic.
@@ -123,8 +125,8 @@ pub(crate) trait Execute<T>: Send + Sync + 'static {
 }
 
 /// The types one engine is made of: its task, idle queue, transport slots,
-/// clock, platform and executor. Bundled so the engine's many functions carry
-/// one bound. Implemented by the pool kinds (`kind/`).
+/// clock, platform, executor and policy. Bundled so the engine's many
+/// functions carry one bound. Implemented by the pool kinds (`kind/`).
 pub(crate) trait Flavor: 'static {
     type Task: Send + 'static;
     type Queue: WorkerQueue;
@@ -132,6 +134,9 @@ pub(crate) trait Flavor: 'static {
     type Clock: Clock;
     type Spawner: Spawner;
     type Exec: Execute<Self::Task>;
+    /// Its tuning decisions (`policy/`): [`Tuned`] for every pool kind;
+    /// the loom models drive the mechanism with adversarial ones.
+    type Policy: Policy;
 }
 
 type SignalOf<F> = <<F as Flavor>::Spawner as Spawner>::Signal;
@@ -141,6 +146,19 @@ type ListOf<F> = List<<F as Flavor>::Task, SignalOf<F>>;
 type LockOf<F> = <<F as Flavor>::Spawner as Spawner>::Lock;
 /// The lock held on an engine's cold state.
 type Guard<'a, F> = lock_api::MutexGuard<'a, LockOf<F>, Cold<F>>;
+/// A new worker's first task, with its stamp (`launch.rs`; the boxed job
+/// record of `heap.rs` carries one too).
+type First<F> = Option<timed::Stamped<<F as Flavor>::Task>>;
+
+/// Checks that a spawner handed back the job it was given (`launch.rs`,
+/// `heap.rs`).
+fn check_returned(job: crate::spawner::Job, sent: core::ptr::NonNull<crate::spawner::JobHeader>) {
+    let returned = job.into_header();
+    assert!(
+        returned == sent,
+        "antpool: Spawner::spawn returned a different job than it was given"
+    );
+}
 
 /// How workers refer to their engine for as long as they live.
 pub(crate) trait EngineRef<E>: Clone + Send + Sync + 'static {
@@ -347,9 +365,9 @@ pub(crate) struct Engine<F: Flavor> {
     /// writes.
     parallelism: UntrackedUsize,
     /// How long the one looker of an idle pool looks, in microseconds, as
-    /// learnt from the gaps between looks that ran out and the tasks that
-    /// came after them (`look.rs`). Read-mostly: written when a parked
-    /// looker is woken and the learnt look changes.
+    /// the policy learnt it from the gaps between looks that ran out and the
+    /// tasks that came after them (`Policy::next_look`). Read-mostly: written
+    /// when a parked looker is woken and the learnt look changes.
     look_us: UntrackedUsize,
     /// 1 while the pool is paused: the workers' copy of `PAUSED`, checked
     /// before each task they take, on this read-mostly line (`quiet.rs`).
@@ -412,7 +430,7 @@ impl<F: Flavor> Engine<F> {
                 }),
                 config,
                 parallelism: UntrackedUsize::new(0),
-                look_us: UntrackedUsize::new(look::LOOK_FOR.as_micros() as usize),
+                look_us: UntrackedUsize::new(F::Policy::FIRST_LOOK.as_micros() as usize),
                 paused: AtomicUsize::new(0),
                 clock,
                 spawner,

@@ -1,55 +1,31 @@
 //! Without a heap (no feature `alloc`): the stand-ins for what `heap.rs`
-//! gives a pool with one, under the same names. A [`Boxed`] value cannot
-//! exist, so an `Option` of one is always `None`; a [`Spill`] is never used.
+//! gives a pool with one, under the same names: a [`Spill`] is never used,
+//! nor a boxed job record.
 //! Every answer they give is a constant, so the code that asks folds away.
 
-use core::convert::Infallible;
 use core::marker::PhantomData;
-use core::ops::Deref;
 
 use super::ring::Slot;
 use super::timed::{StampAt, Stamped};
+use super::{Engine, EngineRef, First, Flavor};
 use crate::sync::Ordering;
-
-/// A value only a pool with a heap has: none here (uninhabited).
-pub(crate) struct Boxed<T>(Infallible, PhantomData<T>);
-
-impl<T> Deref for Boxed<T> {
-    type Target = T;
-
-    fn deref(&self) -> &T {
-        match self.0 {}
-    }
-}
-
-impl<T> Clone for Boxed<T> {
-    fn clone(&self) -> Self {
-        match self.0 {}
-    }
-}
-
-impl<T> PartialEq for Boxed<T> {
-    fn eq(&self, _: &Self) -> bool {
-        match self.0 {}
-    }
-}
-
-impl<T> Eq for Boxed<T> {}
-
-impl<T> core::fmt::Debug for Boxed<T> {
-    fn fmt(&self, _: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.0 {}
-    }
-}
-
-/// Nothing can be boxed: `None`. (For the timings' levels.)
-#[cfg_attr(not(feature = "timings"), allow(dead_code))]
-pub(crate) fn boxed<T>(_value: T) -> Option<Boxed<T>> {
-    None
-}
 
 /// The slots of a lane added at build (none is, here).
 pub(crate) type LevelSlots<T> = [Slot<T>; 1];
+
+/// (Never called: without a heap every handle is a `&'static`, which hands
+/// its first task over on the spawner's stack, `launch.rs`.)
+pub(super) fn spawn_boxed<H, F>(
+    _handle: &H,
+    _spawner: &F::Spawner,
+    _task: First<F>,
+) -> Result<(), First<F>>
+where
+    H: EngineRef<Engine<F>>,
+    F: Flavor,
+{
+    unreachable!("antpool: a handle without a heap asked for a boxed job record")
+}
 
 /// The spill queue of a lane that cannot spill: empty, and never pushed to.
 pub(crate) struct Spill<T>(PhantomData<fn() -> T>);

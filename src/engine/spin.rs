@@ -1,7 +1,8 @@
 //! [`Spin`]: a busy-wait bounded by time, not by a count of rounds.
 //!
 //! A spin is worth it only while it is cheaper than parking; how long that is
-//! is a time (a looker's look, `look.rs`; [`ROOM_FOR`]), not a count of rounds:
+//! is a time (a looker's look, a saturated submitter's watch for room: the
+//! policy's, `policy/`), not a count of rounds:
 //! how long one `spin_loop` hint takes differs by an order of magnitude between
 //! processors, so the same count spins far longer on one machine than on
 //! another (`BENCHMARKS.md`, "What the engine's constants rest on"). The pool's
@@ -22,11 +23,6 @@ use core::time::Duration;
 
 use crate::clock::{Clock, Instant};
 use crate::sync::{MAX_SPIN_ROUNDS, spin_hint};
-
-/// How long a saturated submitter watches the admission word before it joins
-/// the waiters: what its former 128 rounds lasted on the machine it was
-/// tuned on.
-pub(crate) const ROOM_FOR: Duration = Duration::from_micros(6);
 
 /// How often a spin reads the clock (rounds).
 const CHECK_EVERY: u32 = 16;
@@ -87,7 +83,7 @@ mod tests {
     #[test]
     fn a_still_clock_ends_the_spin_after_the_most_rounds() {
         let clock = ManualClock::new();
-        let mut spin = Spin::new(&clock, ROOM_FOR);
+        let mut spin = Spin::new(&clock, Duration::from_micros(6));
         let mut rounds = 1;
         while spin.wait() {
             rounds += 1;
@@ -114,7 +110,7 @@ mod tests {
     fn the_spin_knows_when_it_began() {
         let clock = ManualClock::new();
         clock.advance(Duration::from_micros(7));
-        let spin = Spin::new(&clock, ROOM_FOR);
+        let spin = Spin::new(&clock, Duration::from_micros(6));
         assert_eq!(spin.began(), clock.now());
     }
 }

@@ -9,10 +9,14 @@
 //! 2. **Place**: a new worker carrying the task, if none is idle, no busy one
 //!    may be left it, and the pool has room for another; otherwise push it into
 //!    the lane (a full bounded queue refuses: saturated).
-//! 3. **Ensure a taker**: read the workers' word by a read-modify-write (the
-//!    handshake with a worker about to park) and, unless a looker or — tiny
-//!    tasks, a watcher on duty — a busy worker will take the task, wake a
-//!    parked worker as a looker or start a new one.
+//! 3. **Ensure a taker**: read the workers' word after a fence (the
+//!    handshake with a worker about to park) and, unless a looker or — a
+//!    watcher on duty — a busy worker will take the task, wake a parked
+//!    worker as a looker or start a new one.
+//!
+//! Where the policy decides (`policy/`): whether a task gets a worker of
+//! its own in step 2, and whom the tasks are left to in step 3; the checks
+//! around each call are the mechanism's, and hold whatever it answers.
 //!
 //! Saturated and allowed to block, a submitter watches the admission word (or
 //! retries the push) for a moment, then joins the FIFO of waiters under the
@@ -23,8 +27,8 @@ use core::ptr::NonNull;
 
 use super::ctl::{CLOSED, PAUSED, WATCH, Word, adm};
 use super::node::{Node, state};
+use super::policy::{Policy, Taker};
 use super::timed::{Stamp, StampAt};
-use super::watch::BACKLOG_PER_BUSY;
 use super::{Engine, EngineRef, Flavor, Guard, Mode, NodeOf, launch};
 use crate::clock::{Clock, Instant};
 use crate::error::SubmitError;
@@ -33,13 +37,6 @@ use crate::queue::{IdleWorker, WorkerQueue};
 
 use crate::sync::Ordering::Relaxed;
 use crate::sync::{Backoff, spin_hint};
-
-/// Whether `busy` workers are enough, on `cpus` CPUs, for wake-ups to chain
-/// (see `Engine::chains`): more than twice the CPUs.
-#[inline]
-fn busy_enough_to_chain(busy: usize, cpus: usize) -> bool {
-    busy > 2 * cpus
-}
 
 /// What became of an attempt.
 pub(super) enum Attempt<T> {
@@ -260,60 +257,34 @@ impl<F: Flavor> Engine<F> {
         }
     }
 
-    /// Whether a task, on the word `w`, should get a new worker of its own:
-    /// nobody parked, every looker has a task in the lane already, no busy
-    /// worker it may be left to, room for another worker, and the pool is not
-    /// paused (a paused pool's tasks wait in the lane) nor released (a
-    /// release may have seen no thread and returned: the task goes to the
-    /// lane, which a released queue pool's refuses). (Deciding before the
-    /// push is what lets a failed start hand the task back.)
+    /// Whether a task, on the word `w`, gets a new worker of its own. The
+    /// mechanism's part: the pool is not paused (a paused pool's tasks wait
+    /// in the lane) nor released (a release may have seen no thread and
+    /// returned: the task goes to the lane, which a released queue pool's
+    /// refuses), nobody is parked (a parked worker is reused before a thread
+    /// starts), and there is room for another worker. Then the policy's
+    /// ([`Policy::place`]): any other answer than `Own` pushes the task, and
+    /// `ensure_taker` sees it taken. (Deciding before the push is what lets a
+    /// failed start hand the task back.)
     #[inline]
     pub(super) fn spawn_for(&self, w: Word) -> bool {
         !w.has(PAUSED)
             && !w.has(CLOSED)
             && w.parked() == 0
             && w.threads() < self.limit()
-            && !self.lookers_cover(w, self.lane.len() + 1)
-            && !self.may_speculate(w)
-    }
-
-    /// Whether the lookers awake on the word `w` will see `waiting` tasks in
-    /// the lane taken: one each, or in a chain (see [`chains`](Self::chains)).
-    #[inline]
-    fn lookers_cover(&self, w: Word, waiting: usize) -> bool {
-        w.lookers() > 0 && (w.lookers() >= waiting || self.chains(w))
-    }
-
-    /// Whether the wake-ups a burst of tasks needs pass from worker to worker:
-    /// the last looker to take a task while more wait makes sure they get a
-    /// taker ([`take_as_looker`](Self::take_as_looker)), so a submitter need
-    /// not wake (or start) a worker for each task it pushes while one looks.
-    /// Chosen when the busy workers outnumber the CPUs twice over and tasks
-    /// are not tiny: they mostly wait (sleep, I/O), the CPUs have time for the
-    /// chain, and a submitter paying a wake-up per task would be what holds
-    /// the burst back (see "Who wakes whom" in `engine/README.md`). With fewer
-    /// busy workers, or tiny tasks, the submitter wakes: the woken worker
-    /// gets a CPU at once, and a chain would move slower than tasks arrive.
-    #[inline]
-    fn chains(&self, w: Word) -> bool {
-        busy_enough_to_chain(w.busy(), self.parallelism()) && !self.watch.tiny()
-    }
-
-    /// Whether a task may be left in the lane for a busy worker (see
-    /// `watch.rs`): a watcher is on duty, tasks are tiny, and the busy workers'
-    /// backlog is short.
-    #[inline]
-    pub(super) fn may_speculate(&self, w: Word) -> bool {
-        w.busy() > 0
-            && w.has(WATCH)
-            && self.watch.tiny()
-            && self.lane.len() <= BACKLOG_PER_BUSY * w.busy()
+            && F::Policy::place(&self.sight(w)) == Taker::Own
     }
 
     /// After a push: reads the workers' word after a `SeqCst` fence (handshake
     /// 1: a worker that parks after it sees the task, and one that parked
     /// before is seen here) and, unless someone awake will take the task, wakes
-    /// a parked worker as a looker or starts a new one.
+    /// a parked worker as a looker or starts a new one. Whom the tasks are left
+    /// to is the policy's answer ([`Policy::ensure`]), taken only where it is
+    /// safe: lookers while one is awake (it takes a task or parks, and
+    /// handshake 1 sends it back; the last to take one while more wait calls
+    /// this again: `take_as_looker`), a busy worker while one is and a
+    /// watcher is on duty (the watch takes a task that waits behind a stuck
+    /// worker, and whoever ends the watch comes here again).
     pub(super) fn ensure_taker<H: EngineRef<Self>>(&self, handle: &H) {
         loop {
             let w = self.ctl.read_fenced();
@@ -338,11 +309,13 @@ impl<F: Flavor> Engine<F> {
                 // first busy worker to finish, takes it.
                 return;
             }
-            if w.lookers() > 0 {
-                if self.lookers_cover(w, self.lane.len()) {
-                    return;
-                }
-            } else if self.may_speculate(w) || self.lane.looks_empty() {
+            let left = match F::Policy::ensure(&self.sight(w)) {
+                Taker::Lookers => w.lookers() > 0,
+                Taker::Busy => w.busy() > 0 && w.has(WATCH),
+                Taker::Own => false,
+            };
+            if left || self.lane.looks_empty() {
+                // Left to someone awake, or taken already.
                 return;
             }
             if w.parked() > 0 {

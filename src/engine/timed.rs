@@ -56,9 +56,9 @@
 //!   `Every` costs it one read a task) and as it ends, and records
 //!   `queue_wait` (begin − stamp) and `run` (end − begin), unless the task
 //!   was skipped unrun. The watch (`watch.rs`) learns from those reads; only
-//!   where sampling is rarer than its own one task in [`SAMPLE_EVERY`] (or
-//!   off, or without the feature) does the worker still time every 16th task
-//!   for it alone.
+//!   where sampling is rarer than the policy's one task in
+//!   [`TIME_EVERY`](Policy::TIME_EVERY) (or off, or without the feature) does
+//!   the worker still time every such task for it alone.
 //! * **Per level** (a heap pool with `priorities(true)`: a lane per level,
 //!   and `queue_wait` per level in the recorder): a stamp carries the level
 //!   its task waits at in its top bits, `Normal` as 0 (`timed/stamp.rs`). The
@@ -80,7 +80,7 @@ use crate::clock::{Clock, Instant};
 use crate::error::SubmitError;
 use crate::priority::Priority;
 
-use super::watch::SAMPLE_EVERY;
+use super::policy::Policy;
 use super::{Engine, EngineRef, Execute, Flavor, NodeOf, Outcome};
 
 /// The types the feature changes (see the module docs). (`on.rs` is a
@@ -254,15 +254,16 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// Whether the worker times a task for the watch alone on round `round`:
-    /// sampling is off (or the feature), or rarer than the watch's one in
-    /// [`SAMPLE_EVERY`].
+    /// sampling is off (or the feature), or rarer than the policy's one in
+    /// [`TIME_EVERY`](Policy::TIME_EVERY).
     #[inline]
     fn watch_reads(&self, round: u32) -> bool {
+        let every = F::Policy::TIME_EVERY;
         let own = match self.sample() {
             None => true,
-            Some(mask) => mask >= SAMPLE_EVERY as usize,
+            Some(mask) => mask >= every as usize,
         };
-        own && round % SAMPLE_EVERY == 0
+        own && round % every == 0
     }
 
     /// Runs one task on a worker (its `round`-th), timing it if it is stamped
@@ -283,7 +284,7 @@ impl<F: Flavor> Engine<F> {
         };
         let outcome = self.exec.execute(task);
         let end = self.clock.now();
-        self.watch.learn(start, end);
+        self.watch.learn::<F::Policy>(start, end);
         lap.set(end);
         if let Some(at) = stamped {
             if outcome != Outcome::Skipped {

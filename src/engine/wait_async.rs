@@ -39,7 +39,7 @@ use core::task::{Context, Poll, Waker};
 
 use super::ctl::adm;
 use super::node::{Node, state};
-use super::spin::ROOM_FOR;
+use super::policy::Policy;
 use super::submit::Attempt;
 use super::timed::Stamp;
 use super::{Engine, EngineRef, Flavor, Guard, NodeOf};
@@ -270,26 +270,29 @@ impl<F: Flavor> Waiting<F> {
 
     /// Whether a saturated poll should return `Pending` with the task woken
     /// at once (the executor polls it again after its other tasks) instead of
-    /// joining the line: for up to `ROOM_FOR` from the first saturation, as a
-    /// blocked thread spins on the admission word before it parks. A tiny task
-    /// frees its room within that time; joining the line would cost a wake-up
+    /// joining the line: for up to the policy's [`room_for`](Policy::room_for)
+    /// from the first saturation, as a blocked thread spins on the admission
+    /// word before it parks (`None`, as on one CPU: never). A tiny task frees
+    /// its room within that time; joining the line would cost a wake-up
     /// through the executor when a worker serves it (a park and an unpark, for
     /// `block_on`), which made a loop of such submits far slower than blocking
     /// ones (`BENCHMARKS.md`, "What the engine's constants rest on"). Never for
     /// a spawn (whose serve wakes nothing: in the line its task is taken the
     /// moment room frees, where a yielding future would leave the freed room to
-    /// a worker that parks, and wake one again when it comes back), never on
-    /// one CPU (the room can only come from a thread this one keeps waiting;
-    /// the loom models' async submitters run on one, so they check the line).
+    /// a worker that parks, and wake one again when it comes back). The loom
+    /// models' async submitters run on one CPU, so they check the line.
     fn yield_first(&mut self, engine: &Engine<F>) -> bool {
-        if engine.parallelism() <= 1 || self.yields >= MAX_YIELDS {
+        let Some(room_for) = F::Policy::room_for(engine.parallelism()) else {
+            return false;
+        };
+        if self.yields >= MAX_YIELDS {
             return false;
         }
         self.yields += 1;
         let now = engine.clock.now();
         let until = *self
             .yield_until
-            .get_or_insert_with(|| now.checked_add(ROOM_FOR).unwrap_or(now));
+            .get_or_insert_with(|| now.checked_add(room_for).unwrap_or(now));
         now < until
     }
 

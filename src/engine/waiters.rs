@@ -10,7 +10,8 @@ use core::ptr::NonNull;
 
 use super::ctl::adm;
 use super::node::{Chain, List, Node, state};
-use super::spin::{ROOM_FOR, Spin};
+use super::policy::Policy;
+use super::spin::Spin;
 use super::submit::Attempt;
 use super::timed::Stamp;
 use super::{AbortOnUnwind, Engine, EngineRef, Flavor, Guard, NodeOf};
@@ -159,8 +160,10 @@ impl<F: Flavor> Engine<F> {
         level: Priority,
         since: Stamp,
     ) -> Attempt<F::Task> {
-        if self.parallelism() > 1 {
-            let mut spin = Spin::new(&self.clock, ROOM_FOR);
+        // How long to watch for room first is the policy's: the decision to
+        // link is taken again under the lock below either way.
+        if let Some(budget) = F::Policy::room_for(self.parallelism()) {
+            let mut spin = Spin::new(&self.clock, budget);
             while spin.wait() {
                 let a = self.gate.adm.load();
                 if a & adm::CLOSED != 0 {

@@ -6,9 +6,10 @@
 
 use super::ctl::{PAUSED, WATCH, Word, adm};
 use super::node::{Node, state};
+use super::policy::{Look, Policy};
 use super::spin::Spin;
 use super::timed::Stamped;
-use super::watch::{Duty, PERIOD, RESIGN_AFTER};
+use super::watch::Duty;
 use super::{AbortOnUnwind, Engine, EngineRef, Execute, Flavor, NodeOf, Outcome};
 use crate::clock::{Clock, Instant};
 use crate::queue::{IdleWorker, WorkerId, WorkerQueue};
@@ -16,11 +17,6 @@ use crate::spawner::{Signal, Spawner};
 use crate::sync::Ordering::{Relaxed, SeqCst};
 use crate::sync::fence;
 use crate::trace::trace_event;
-
-/// A queue pool's worker checks for blocked submitters once every this many
-/// tasks it takes from the lane (and whenever it finds the lane empty, and
-/// after a pop as a looker).
-const WAITER_CHECK: u32 = 16;
 
 /// Gives the worker's thread slot back when the worker ends — normally (it
 /// retired, and already left the control word), or by a panic unwinding out of
@@ -112,23 +108,6 @@ impl<F: Flavor> Engine<F> {
             .wrapping_add(self.counters.panicked.load(Relaxed))
     }
 
-    /// How many lookers may spin at once: none on a single CPU, where a
-    /// spinner only delays the thread it waits for; otherwise half the CPUs,
-    /// and two at least while tasks are tiny. One looker alone is then often
-    /// busy with the task it just caught when the next one comes, and that
-    /// submit wakes a parked worker through the kernel for a task that runs
-    /// for less than the wake-up: the slowest offloads of many async tasks
-    /// waited for that wake-up. With longer tasks a second spinner seldom
-    /// catches one and holds a CPU the submitters need. (What each choice
-    /// measured: `BENCHMARKS.md`, "What the engine's constants rest on".)
-    pub(super) fn max_spinners(&self) -> usize {
-        match self.parallelism() {
-            0 | 1 => 0,
-            n if self.watch.tiny() => (n / 2).max(2),
-            n => n / 2,
-        }
-    }
-
     /// What a busy worker that finished a task does next (`round`: tasks it ran
     /// so far). `None`: retire.
     // Inlined into the worker's loop, its one caller: a call of its own cost
@@ -155,12 +134,14 @@ impl<F: Flavor> Engine<F> {
                 Some(task) => return Some(task),
                 None => self.task_done(handle),
             }
-        } else if round % WAITER_CHECK == 0 {
+        } else if round % F::Policy::CHECK_EVERY == 0 {
+            // A queue pool: blocked submitters, now and then (also whenever
+            // the lane is empty, and after a pop as a looker).
             self.check_queue_waiters(handle);
         }
         // Now and then (not per task: the word is the submitters' line too), see
         // whether `tune` made this worker surplus.
-        if round % WAITER_CHECK == 0 && self.ctl.load().threads() > self.limit() {
+        if round % F::Policy::CHECK_EVERY == 0 && self.ctl.load().threads() > self.limit() {
             return self.retire_surplus(handle, me);
         }
         // (A stale "empty" is harmless: the handshake of `park` finds the task.
@@ -240,9 +221,8 @@ impl<F: Flavor> Engine<F> {
     /// claim and its read left its waiter first in line (`Ring::push` hands
     /// back rather than wait), perhaps with every other worker parked: a
     /// woken worker's pop is where that happens, and nobody else would look
-    /// before its task ends. (A busy worker looks every `WAITER_CHECK` tasks:
-    /// checking after every pop lengthened the tail of async offloads, see
-    /// `BENCHMARKS.md`, "What the engine's constants rest on".)
+    /// before its task ends. (A busy worker looks every
+    /// [`CHECK_EVERY`](Policy::CHECK_EVERY) tasks.)
     #[inline]
     fn waiters_after_pop<H: EngineRef<Self>>(&self, handle: &H) {
         if !self.config.handoff() {
@@ -295,9 +275,10 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// A looker (counted in `lookers`) finds its next task: spins on the lane
-    /// for a moment if few others do, then parks until woken, and looks again.
-    /// `None`: retire. (A task it finds is not taken straight after its last:
-    /// its lap is forgotten, `timed.rs`.)
+    /// for a moment if the policy says so ([`Policy::look`]), then parks until
+    /// woken, and looks again. `None`: retire. (A task it finds is not taken
+    /// straight after its last: its lap is forgotten, `timed.rs`.) However
+    /// long it looks, it parks through handshake 1: a look only delays that.
     pub(super) fn find_task<H: EngineRef<Self>>(
         &self,
         handle: &H,
@@ -309,7 +290,9 @@ impl<F: Flavor> Engine<F> {
             let mut looked = None;
             if self.is_paused() {
                 // Nothing to take: park (`park` decides on the word's flag).
-            } else if let Some((budget, learns)) = self.look_budget(self.ctl.load()) {
+            } else if let Some(Look { budget, learns }) =
+                F::Policy::look(&self.sight(self.ctl.load()))
+            {
                 let mut spin = Spin::new(&self.clock, budget);
                 loop {
                     if let Some(task) = self.take_as_looker(handle, me) {
@@ -335,6 +318,20 @@ impl<F: Flavor> Engine<F> {
                 }
                 Park::Retire => return None,
             }
+        }
+    }
+
+    /// A looker whose teaching look (begun at `began`) ran out was woken to
+    /// look again: the policy turns the gap into the next learnt look
+    /// ([`Policy::next_look`]), kept for the pool in whole microseconds, a
+    /// hint read and written relaxed — any value is a correct look, and a lost
+    /// write only delays learning by one wake-up. (Under loom the clock
+    /// stands still.)
+    fn learn_look(&self, began: Instant) {
+        let gap = self.clock.now().saturating_duration_since(began);
+        let us = usize::try_from(F::Policy::next_look(gap).as_micros()).unwrap_or(usize::MAX);
+        if self.look_us.load(Relaxed) != us {
+            self.look_us.store(us, Relaxed);
         }
     }
 
@@ -477,10 +474,10 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// Whether the worker parking as `id` (on the word `w`) takes up the watch:
-    /// nobody watches, tasks are tiny, work is going on, and a busy worker runs
-    /// beside us. Under the cold lock.
+    /// nobody watches (one watcher, set under the cold lock, held now), and
+    /// the policy wants one ([`Policy::watches`]).
     fn take_watch(&self, cold: &mut super::Guard<'_, F>, id: WorkerId, w: Word) -> bool {
-        if w.has(WATCH) || w.busy() == 0 || !self.watch.tiny() || self.parallelism() < 2 {
+        if w.has(WATCH) || !F::Policy::watches(&self.sight(w)) {
             return false;
         }
         self.ctl.set(WATCH);
@@ -490,7 +487,8 @@ impl<F: Flavor> Engine<F> {
 
     /// Parks in the idle queue until woken to look (`true`) or told to retire
     /// (`false`), reaping expired workers (itself included) when its expiry
-    /// passes, and — `watching` — looking at the lane every [`PERIOD`].
+    /// passes, and — `watching` — looking at the lane every
+    /// [`WATCH_PERIOD`](Policy::WATCH_PERIOD).
     fn park_idle<H: EngineRef<Self>>(
         &self,
         handle: &H,
@@ -548,9 +546,11 @@ impl<F: Flavor> Engine<F> {
                     true
                 }
                 (false, Some(r)) => me.signal().wait_timeout(r),
-                (true, r) => me
-                    .signal()
-                    .wait_timeout(r.map_or(PERIOD, |r| r.min(PERIOD))),
+                (true, r) => {
+                    let period = F::Policy::WATCH_PERIOD;
+                    me.signal()
+                        .wait_timeout(r.map_or(period, |r| r.min(period)))
+                }
             };
             if woken {
                 break;
@@ -571,7 +571,11 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// One look of the watcher at the lane (see `watch.rs`). `false` once the
-    /// watch is over (resigned, or this worker was detached meanwhile).
+    /// watch is over (resigned, or this worker was detached meanwhile). The
+    /// rescue is the mechanism's, whatever the policy: tasks waiting and none
+    /// finished for a period wake a parked worker. When to resign is the
+    /// policy's ([`Policy::resigns`]): the watch ends under the lock, and the
+    /// lane is checked after it.
     fn watch_tick<H: EngineRef<Self>>(&self, handle: &H, me: &NodeOf<F>, duty: &mut Duty) -> bool {
         let finished = self.finished();
         // (Paused, the tasks wait on purpose: nobody is stuck.)
@@ -589,7 +593,7 @@ impl<F: Flavor> Engine<F> {
         } else {
             duty.quiet = 0;
         }
-        if duty.quiet < RESIGN_AFTER {
+        if !F::Policy::resigns(duty.quiet) {
             return true;
         }
         let mut cold = self.cold.lock();

@@ -14,7 +14,7 @@ use super::SlotsOf;
 use super::sealed::{Reaches, Sealed, Storage, StorageReach};
 use super::{Closures, Kind, Reach, Shared};
 use crate::clock::Clock;
-use crate::engine::{Engine, EngineRef, Flavor, Slot};
+use crate::engine::{Engine, EngineRef, Flavor, Slot, Tuned};
 use crate::exec::{Guarded, RunTask};
 use crate::owner::Owner;
 use crate::queue::WorkerQueue;
@@ -28,6 +28,7 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Flavor for Closures<Q, C, S> {
     type Clock = C;
     type Spawner = S;
     type Exec = Guarded<RunTask>;
+    type Policy = Tuned;
 }
 
 impl<Q: WorkerQueue, C: Clock, S: Spawner> Kind for Closures<Q, C, S> {}

@@ -26,7 +26,7 @@ use core::marker::PhantomData;
 pub(crate) mod heap;
 
 use crate::clock::Clock;
-use crate::engine::{Engine, Flavor, Slot, Slots};
+use crate::engine::{Engine, Flavor, Slot, Slots, Tuned};
 use crate::exec::{Call, CallFn, FnHooks, Guarded, WorkFn};
 use crate::queue::WorkerQueue;
 use crate::spawner::Spawner;
@@ -133,6 +133,7 @@ where
     type Clock = C;
     type Spawner = S;
     type Exec = Guarded<FnHooks<CallFn<F>>>;
+    type Policy = Tuned;
 }
 
 impl<A, F, Q, C, S, H> Kind for Calls<A, F, Q, C, S, H>

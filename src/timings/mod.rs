@@ -16,7 +16,7 @@
 mod histogram;
 mod sampling;
 
-use crate::engine::{Boxed, boxed};
+use crate::boxed::{Boxed, boxed};
 use crate::priority::Priority;
 
 pub use histogram::Histogram;

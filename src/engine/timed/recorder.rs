@@ -20,7 +20,7 @@
 //! levels (a static one included) has no more RAM and no more work than
 //! before: its recorder's `levels` stays `None` (without a heap, always).
 
-use crate::engine::heap::Boxed;
+use crate::boxed::Boxed;
 use crate::engine::padded::Padded;
 use crate::priority::Priority;
 use crate::timings::{BUCKETS, Histogram, Timings, bucket_of};
@@ -158,7 +158,7 @@ impl Recorder {
     /// level, at build (see the module docs).
     #[cfg(feature = "alloc")]
     pub(crate) fn add_levels(&mut self) {
-        self.levels = crate::engine::heap::boxed(Levels {
+        self.levels = crate::boxed::boxed(Levels {
             high: Padded::new(Buckets::new()),
             low: Padded::new(Buckets::new()),
         });
