@@ -3,7 +3,7 @@
 //! future that waits, [`Release`] (from `release_async`, which closes the
 //! pool when it is called, and from `wait_released_async`, which resumes a
 //! wait or begins one on an open pool). Built on `core::task` alone: no
-//! runtime, no `std`, no heap. The protocol is the engine's (`released.rs`).
+//! runtime, no `std`, no heap. The protocol is the engine's (`drain.rs`).
 
 use core::fmt;
 use core::future::Future;

@@ -1,5 +1,5 @@
-//! Unit tests of the lane's two FIFOs, the [`Ring`](super::ring::Ring) and the
-//! [`List`](super::list::List): FIFO order, full and closed, what is left to
+//! Unit tests of the lane's two FIFOs, the [`TaskRing`](super::ring::TaskRing) and the
+//! [`TaskList`](super::list::TaskList): FIFO order, full and closed, what is left to
 //! drop, and many threads passing values through (also under Miri, smaller).
 //! Their loom models are in their own files.
 
@@ -10,7 +10,7 @@ mod ring {
 
     #[test]
     fn fifo_full_and_empty() {
-        let ring = Ring::new(boxed_slots::<u32>(3), 3);
+        let ring = TaskRing::new(boxed_slots::<u32>(3), 3);
         assert_eq!(ring.pop_plain(), None);
         assert!(ring.looks_empty());
         for lap in 0..5 {
@@ -30,7 +30,8 @@ mod ring {
     #[test]
     fn inline_slots_and_drop_of_what_is_left() {
         use alloc::sync::Arc;
-        let ring: Ring<Arc<()>, [Slot<Arc<()>>; 4]> = Ring::new([const { Slot::new() }; 4], 4);
+        let ring: TaskRing<Arc<()>, [Slot<Arc<()>>; 4]> =
+            TaskRing::new([const { Slot::new() }; 4], 4);
         let token = Arc::new(());
         for _ in 0..7 {
             ring.push_plain(token.clone()).unwrap();
@@ -45,7 +46,7 @@ mod ring {
 
     #[test]
     fn push_now_fills_to_the_brim_and_hands_back_when_full() {
-        let ring: Ring<u32, [Slot<u32>; 2]> = Ring::new([Slot::new(), Slot::new()], 2);
+        let ring: TaskRing<u32, [Slot<u32>; 2]> = TaskRing::new([Slot::new(), Slot::new()], 2);
         assert_eq!(ring.push_now(1), Ok(()));
         assert_eq!(ring.push_now(2), Ok(()));
         assert_eq!(ring.push_now(3), Err(3));
@@ -59,7 +60,7 @@ mod ring {
 
     #[test]
     fn a_closed_ring_refuses_pushes_and_still_drains() {
-        let ring = Ring::new(boxed_slots::<u32>(3), 3);
+        let ring = TaskRing::new(boxed_slots::<u32>(3), 3);
         for lap in 0..3 {
             ring.push_plain(lap).unwrap();
             ring.push_plain(lap + 10).unwrap();
@@ -97,7 +98,7 @@ mod ring {
     #[test]
     fn closing_keeps_what_is_left_to_drop() {
         use alloc::sync::Arc;
-        let ring = Ring::new(boxed_slots::<Arc<()>>(2), 2);
+        let ring = TaskRing::new(boxed_slots::<Arc<()>>(2), 2);
         let token = Arc::new(());
         ring.push_plain(token.clone()).unwrap();
         ring.close();
@@ -108,7 +109,7 @@ mod ring {
     #[cfg(feature = "std")]
     #[test]
     fn many_threads_each_value_once() {
-        let ring = std::sync::Arc::new(Ring::new(boxed_slots::<usize>(8), 8));
+        let ring = std::sync::Arc::new(TaskRing::new(boxed_slots::<usize>(8), 8));
         let (push, pop) = (ring.clone(), ring);
         super::each_value_once(move |v| push.push_plain(v), move || pop.pop_plain());
     }
@@ -123,7 +124,7 @@ mod list {
 
     #[test]
     fn fifo_across_blocks_len_and_close() {
-        let list: List<_> = List::new();
+        let list: TaskList<_> = TaskList::new();
         assert!(list.is_empty());
         assert_eq!(list.pop_plain(), None);
         for round in 0..3 {
@@ -150,7 +151,7 @@ mod list {
     #[test]
     fn a_block_read_out_is_kept_for_the_next_install() {
         let cap = LAP - 1; // slots a block
-        let list: List<_> = List::new();
+        let list: TaskList<_> = TaskList::new();
         // Two blocks full; the last push into each installed the next.
         for v in 0..2 * cap {
             list.push_plain(v).unwrap();
@@ -178,7 +179,7 @@ mod list {
         use alloc::sync::Arc;
         let cap = LAP - 1;
         let token = Arc::new(());
-        let list: List<_> = List::new();
+        let list: TaskList<_> = TaskList::new();
         // Eight blocks full (the last push installed a ninth), then read out:
         // the first blocks given up fill the spare cells, the rest are freed
         // (Miri checks that none leaks and none is freed twice).
@@ -202,7 +203,7 @@ mod list {
     fn drop_frees_what_is_left() {
         use alloc::sync::Arc;
         let token = Arc::new(());
-        let list: List<_> = List::new();
+        let list: TaskList<_> = TaskList::new();
         for _ in 0..(3 * LAP + 5) {
             list.push_plain(token.clone()).unwrap();
         }
@@ -218,7 +219,7 @@ mod list {
     #[cfg(feature = "std")]
     #[test]
     fn many_threads_each_value_once_until_closed() {
-        let list = std::sync::Arc::new(List::<_>::new());
+        let list = std::sync::Arc::new(TaskList::<_>::new());
         let (push, pop) = (list.clone(), list.clone());
         super::each_value_once(move |v| push.push_plain(v), move || pop.pop_plain());
         list.close();

@@ -13,7 +13,7 @@ use alloc::boxed::Box;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 
-use super::list::List;
+use super::list::TaskList;
 use super::ring::{Slot, Slots};
 use super::timed::{StampAt, Stamped};
 use super::{Config, Engine, EngineRef, Flavor, MAX_WORKERS};
@@ -215,11 +215,11 @@ mod boxed_job {
 }
 
 /// The unbounded queue behind a lane's ring (see `transport.rs`): whether
-/// the lane may spill, whether it does, and the [`List`] it spills to.
+/// the lane may spill, whether it does, and the [`TaskList`] it spills to.
 pub(crate) struct Spill<T> {
     may_spill: bool,
     spilling: AtomicBool,
-    list: List<T>,
+    list: TaskList<T>,
 }
 
 impl<T> Spill<T> {
@@ -230,7 +230,7 @@ impl<T> Spill<T> {
             Spill {
                 may_spill,
                 spilling: AtomicBool::new(at_once),
-                list: List::new(),
+                list: TaskList::new(),
             }
         }
     }
@@ -253,35 +253,35 @@ impl<T> Spill<T> {
         self.spilling.store(true, Ordering::Release);
     }
 
-    /// See [`List::push`].
+    /// See [`TaskList::push`].
     #[inline]
     pub(crate) fn push(&self, value: T, stamp_at: impl StampAt) -> Result<(), T> {
         self.list.push(value, stamp_at)
     }
 
-    /// See [`List::pop`].
+    /// See [`TaskList::pop`].
     #[inline]
     pub(crate) fn pop(&self) -> Option<Stamped<T>> {
         self.list.pop()
     }
 
-    /// See [`List::is_empty`].
+    /// See [`TaskList::is_empty`].
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
         self.list.is_empty()
     }
 
-    /// See [`List::len`].
+    /// See [`TaskList::len`].
     pub(crate) fn len(&self) -> usize {
         self.list.len()
     }
 
-    /// See [`List::close`].
+    /// See [`TaskList::close`].
     pub(crate) fn close(&self) {
         self.list.close();
     }
 
-    /// See [`List::reopen`].
+    /// See [`TaskList::reopen`].
     pub(crate) fn reopen(&self) {
         self.list.reopen();
     }

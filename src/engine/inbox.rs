@@ -18,7 +18,7 @@
 
 use core::ptr::{NonNull, null_mut};
 
-use super::node::{List, Node};
+use super::node::{Node, NodeList};
 use crate::priority::Priority;
 use crate::sync::AtomicPtr;
 use crate::sync::AtomicUsize;
@@ -88,7 +88,7 @@ impl<T, Sig> Inbox<T, Sig> {
     ///
     /// The caller holds `line` (the cold lock), into which only this inbox's
     /// nodes at `level` go.
-    pub(crate) unsafe fn drain_into(&self, level: Priority, line: &mut List<T, Sig>) -> usize {
+    pub(crate) unsafe fn drain_into(&self, level: Priority, line: &mut NodeList<T, Sig>) -> usize {
         let mut cur = NonNull::new(self.heads[level.index()].swap(null_mut(), AcqRel));
         // Reverse the chain (newest first) into arrival order.
         let mut oldest = None;

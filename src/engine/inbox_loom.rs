@@ -1,5 +1,5 @@
 //! The flag's lowering against a push and a finishing hand-off worker, under
-//! loom: the real [`Inbox`], [`Node`] and [`List`], the admission word cut
+//! loom: the real [`Inbox`], [`Node`] and [`NodeList`], the admission word cut
 //! down to a count and one `WAITERS` bit, the cold lock a loom mutex, and
 //! each party doing what `waiters_changed`, `wait_async.rs` and `next_task`
 //! do with them. The engine's own model of this race (three threads, two
@@ -15,7 +15,7 @@ use loom::sync::atomic::Ordering::{Acquire, SeqCst};
 use loom::sync::{Arc, Mutex};
 
 use super::inbox::Inbox;
-use super::node::{List, NoSignal, Node, state};
+use super::node::{NoSignal, Node, NodeList, state};
 use super::ring_loom::model;
 use crate::priority::Priority;
 
@@ -29,7 +29,7 @@ type N = Node<u32, NoSignal>;
 
 /// The cold state: the line, and the ids of the waiters let in.
 struct Cold {
-    line: List<u32, NoSignal>,
+    line: NodeList<u32, NoSignal>,
     granted: Vec<u32>,
 }
 
@@ -125,7 +125,7 @@ fn a_push_while_the_flag_is_lowered_is_let_in() {
             adm: AtomicUsize::new(1 | FLAG),
             inbox: Inbox::new(),
             cold: Mutex::new(Cold {
-                line: List::new(),
+                line: NodeList::new(),
                 granted: Vec::new(),
             }),
         });

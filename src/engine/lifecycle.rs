@@ -1,13 +1,13 @@
 //! The cold paths of a pool's life: `tune`, expiry and `purge`, `release` (and
 //! its drain), `reboot`, and the park of a thread that waits on the workers
 //! (`wait_idle`, `pause`, a releaser). Waiting for a release to end is
-//! `released.rs`.
+//! `drain.rs`.
 
 use core::time::Duration;
 
 use super::ctl::{CLOSED, adm};
+use super::drain::Releasers;
 use super::node::{Chain, Node, state};
-use super::released::Releasers;
 use super::{AbortOnUnwind, ChainOf, Cold, Engine, EngineRef, Flavor, Guard, ListOf, NodeOf};
 use crate::clock::{Clock, Instant};
 use crate::queue::{IdleWorker, WorkerId, WorkerQueue};
@@ -181,7 +181,7 @@ impl<F: Flavor> Engine<F> {
     }
 
     /// [`release`](Self::release), returning how many times the pool had been
-    /// reopened when it closed — what a releaser waits with (`released.rs`)
+    /// reopened when it closed — what a releaser waits with (`drain.rs`)
     /// — or `None` if it was closed already. Releasers that waited on the
     /// open pool (`wait_released`) are finished `DONE` here if nothing is
     /// left to wait for (no worker thread at all); else a thread's end does.

@@ -1,4 +1,4 @@
-//! [`List`]: an unbounded, lock-free, multi-producer multi-consumer FIFO that
+//! [`TaskList`]: an unbounded, lock-free, multi-producer multi-consumer FIFO that
 //! can be *closed* — the spill queue behind the ring, and the whole lane of an
 //! unbounded queue.
 //!
@@ -12,10 +12,10 @@
 //! of a block, through the slots' `READ` and `DESTROY` bits) frees it — or,
 //! unlike `SegQueue`, keeps it as one of the list's *spares* (up to
 //! `SPARES`), which the next installs take instead of allocating (see
-//! [`List::recycle`]).
+//! [`TaskList::recycle`]).
 //!
 //! Written here rather than used from `crossbeam-queue` for the close:
-//! [`close`](List::close) sets a mark bit in the tail index (its lowest bit,
+//! [`close`](TaskList::close) sets a mark bit in the tail index (its lowest bit,
 //! which `SegQueue` leaves unused) by one read-modify-write, and a push fails
 //! from then on, because the swap that claims a slot expects an index without
 //! the mark; the index moves past a block's end by `fetch_add`, which keeps the
@@ -79,15 +79,15 @@ const MARK: usize = 1;
 
 /// One slot: a value and its state, and the value's admission time (its
 /// [`Stamp`]: written and read with it, under the same `WRITE` bit).
-struct Slot<T> {
+struct Entry<T> {
     value: Cell<MaybeUninit<T>>,
     state: AtomicUsize,
     at: Cell<MaybeUninit<Stamp>>,
 }
 
-impl<T> Slot<T> {
+impl<T> Entry<T> {
     fn new() -> Self {
-        Slot {
+        Entry {
             value: Cell::new(MaybeUninit::uninit()),
             state: AtomicUsize::new(0),
             at: Cell::new(MaybeUninit::uninit()),
@@ -107,7 +107,7 @@ impl<T> Slot<T> {
 /// A block of `BLOCK` slots, linked to the next.
 struct Block<T, const BLOCK: usize> {
     next: AtomicPtr<Block<T, BLOCK>>,
-    slots: [Slot<T>; BLOCK],
+    slots: [Entry<T>; BLOCK],
 }
 
 impl<T, const BLOCK: usize> Block<T, BLOCK> {
@@ -120,7 +120,7 @@ impl<T, const BLOCK: usize> Block<T, BLOCK> {
         if !ZEROED_ATOMICS {
             return Box::new(Block {
                 next: AtomicPtr::new(ptr::null_mut()),
-                slots: core::array::from_fn(|_| Slot::new()),
+                slots: core::array::from_fn(|_| Entry::new()),
             });
         }
         let layout = alloc::alloc::Layout::new::<Self>();
@@ -161,7 +161,7 @@ impl<T, const BLOCK: usize> Block<T, BLOCK> {
     }
 }
 
-impl<T, const BLOCK: usize, const SPARES: usize> List<T, BLOCK, SPARES> {
+impl<T, const BLOCK: usize, const SPARES: usize> TaskList<T, BLOCK, SPARES> {
     /// Indices per block: one more than its slots (the last index of each
     /// lap stands for "moving to the next block"). A power of two.
     const LAP: usize = {
@@ -276,7 +276,7 @@ impl<T, const BLOCK: usize> Position<T, BLOCK> {
 
 /// An unbounded lock-free FIFO that can be closed (see the module docs), of
 /// blocks of `BLOCK` slots, keeping up to `SPARES` blocks for reuse.
-pub(crate) struct List<T, const BLOCK: usize = BLOCK_CAP, const SPARES: usize = SPARE_BLOCKS> {
+pub(crate) struct TaskList<T, const BLOCK: usize = BLOCK_CAP, const SPARES: usize = SPARE_BLOCKS> {
     head: Padded<Position<T, BLOCK>>,
     tail: Padded<Position<T, BLOCK>>,
     /// Blocks given up by their last readers, kept for the next installs
@@ -289,17 +289,17 @@ pub(crate) struct List<T, const BLOCK: usize = BLOCK_CAP, const SPARES: usize = 
 
 // SAFETY: values move from the thread that pushes them to the one that pops
 // them; the list never shares a `&T`.
-unsafe impl<T: Send, const BLOCK: usize, const SPARES: usize> Send for List<T, BLOCK, SPARES> {}
+unsafe impl<T: Send, const BLOCK: usize, const SPARES: usize> Send for TaskList<T, BLOCK, SPARES> {}
 // SAFETY: as for `Send`: each slot has one writer (its claimer through the
 // tail) and then one reader (its claimer through the head), ordered by the
 // slot's state.
-unsafe impl<T: Send, const BLOCK: usize, const SPARES: usize> Sync for List<T, BLOCK, SPARES> {}
+unsafe impl<T: Send, const BLOCK: usize, const SPARES: usize> Sync for TaskList<T, BLOCK, SPARES> {}
 
-impl<T, const BLOCK: usize, const SPARES: usize> List<T, BLOCK, SPARES> {
+impl<T, const BLOCK: usize, const SPARES: usize> TaskList<T, BLOCK, SPARES> {
     maybe_const_fn! {
         /// An empty, open list. (It allocates its first block on the first push.)
         pub(crate) fn new() -> Self {
-            List {
+            TaskList {
                 head: Padded::new(Position::new()),
                 tail: Padded::new(Position::new()),
                 spare: crate::sync::null_ptrs(),
@@ -320,7 +320,7 @@ impl<T, const BLOCK: usize, const SPARES: usize> List<T, BLOCK, SPARES> {
     /// Appends `value`, or hands it back if the list is closed. With the
     /// stamp `stamp_at` gives for the position of the slot it is about to
     /// claim and the stamp of its last try, asked before each try (as
-    /// `Ring::push` does).
+    /// `TaskRing::push` does).
     pub(crate) fn push(&self, value: T, stamp_at: impl StampAt) -> Result<(), T> {
         let mut at = Stamp::NONE;
         let mut backoff = Backoff::new();
@@ -558,7 +558,7 @@ impl<T, const BLOCK: usize, const SPARES: usize> List<T, BLOCK, SPARES> {
     }
 }
 
-impl<T, const BLOCK: usize, const SPARES: usize> Drop for List<T, BLOCK, SPARES> {
+impl<T, const BLOCK: usize, const SPARES: usize> Drop for TaskList<T, BLOCK, SPARES> {
     fn drop(&mut self) {
         // `&mut self`: nobody else touches the list, so plain loads will do.
         let mut head = self.head.index.load(Ordering::Relaxed) & !((1 << SHIFT) - 1);

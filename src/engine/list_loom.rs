@@ -6,19 +6,19 @@
 
 use loom::sync::Arc;
 
-use super::list::List;
+use super::list::TaskList;
 use super::plain::Plain;
 use super::ring_loom::model;
 
 /// Blocks of three slots (so that a model crosses a block's end in a few
 /// pushes), and two spares (the models go through more than one).
-type Small = List<u32, 3, 2>;
+type Small = TaskList<u32, 3, 2>;
 
 /// Two pushers and a popper over a block's end: every value out once.
 #[test]
 fn pushers_and_a_popper_across_a_block_end() {
     model(|| {
-        let list: Arc<Small> = Arc::new(List::new());
+        let list: Arc<Small> = Arc::new(TaskList::new());
         list.push_plain(1).unwrap();
         list.push_plain(2).unwrap();
         let pushers: [_; 2] = core::array::from_fn(|i| {
@@ -47,7 +47,7 @@ fn pushers_and_a_popper_across_a_block_end() {
 #[test]
 fn a_block_given_up_is_reused_for_an_install() {
     model(|| {
-        let list: Arc<Small> = Arc::new(List::new());
+        let list: Arc<Small> = Arc::new(TaskList::new());
         // 1, 2, 3 fill the first block; the third push installs the second.
         for v in 1..=3 {
             list.push_plain(v).unwrap();
@@ -78,7 +78,7 @@ fn a_block_given_up_is_reused_for_an_install() {
 #[test]
 fn a_block_is_reused_only_after_its_last_reader() {
     model(|| {
-        let list: Arc<Small> = Arc::new(List::new());
+        let list: Arc<Small> = Arc::new(TaskList::new());
         for v in 1..=3 {
             list.push_plain(v).unwrap();
         }
@@ -109,7 +109,7 @@ fn a_block_is_reused_only_after_its_last_reader() {
 #[test]
 fn a_reused_block_is_read_while_it_is_filled() {
     model(|| {
-        let list: Arc<Small> = Arc::new(List::new());
+        let list: Arc<Small> = Arc::new(TaskList::new());
         for v in 1..=3 {
             list.push_plain(v).unwrap();
         }
@@ -142,7 +142,7 @@ fn a_reused_block_is_read_while_it_is_filled() {
 #[test]
 fn a_push_racing_close_lands_before_it_or_comes_back() {
     model(|| {
-        let list: Arc<Small> = Arc::new(List::new());
+        let list: Arc<Small> = Arc::new(TaskList::new());
         list.push_plain(1).unwrap();
         list.push_plain(2).unwrap();
         let l = list.clone();

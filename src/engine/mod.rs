@@ -17,7 +17,7 @@
 //! | `policy/` | every tuning decision (start a worker or push, whom to leave tasks to, how long to look, the watch's duty), apart from the mechanism, which holds for any answer |
 //! | `spin.rs` | busy-waits bounded by time |
 //! | `lifecycle.rs` | tune, purge, release, reboot |
-//! | `released.rs` | waiting for a release to end: blocking, or as a future |
+//! | `drain.rs` | waiting for a release to end: blocking, or as a future |
 //! | `quiet.rs` | `wait_idle`, and the pause |
 //! | `launch.rs` | how a new worker's first task reaches its thread |
 //! | `node.rs` | the parking records of the cold paths |
@@ -42,6 +42,7 @@ use crate::queue::WorkerQueue;
 use crate::spawner::Spawner;
 
 mod ctl;
+mod drain;
 #[cfg(all(test, feature = "alloc", not(antpool_loom)))]
 mod fifo_tests;
 /// What only a pool with a heap has.
@@ -70,7 +71,6 @@ mod policy;
 #[cfg(all(test, antpool_loom))]
 mod policy_loom;
 mod quiet;
-mod released;
 mod ring;
 #[cfg(all(test, antpool_loom))]
 mod ring_loom;
@@ -84,17 +84,17 @@ mod watch;
 mod worker;
 
 pub(crate) use ctl::MAX_WORKERS;
+pub(crate) use drain::{Awaited, Drain};
 #[cfg(feature = "alloc")]
 #[allow(unused_imports)] // (`MAX_RING`: for the faces; the engine's own use is in `heap.rs`)
 pub(crate) use heap::{MAX_RING, boxed_slots};
 pub(crate) use policy::Tuned;
-pub(crate) use released::{Awaited, Drain};
 pub(crate) use ring::{Slot, Slots};
 pub(crate) use wait_async::Admit;
 
 use ctl::{Adm, Ctl};
 use lanes::Lanes;
-use node::List;
+use node::NodeList;
 use padded::Padded;
 use policy::Policy;
 use transport::Growth;
@@ -142,7 +142,7 @@ pub(crate) trait Flavor: 'static {
 type SignalOf<F> = <<F as Flavor>::Spawner as Spawner>::Signal;
 type NodeOf<F> = node::Node<<F as Flavor>::Task, SignalOf<F>>;
 type ChainOf<F> = node::Chain<<F as Flavor>::Task, SignalOf<F>>;
-type ListOf<F> = List<<F as Flavor>::Task, SignalOf<F>>;
+type ListOf<F> = NodeList<<F as Flavor>::Task, SignalOf<F>>;
 type LockOf<F> = <<F as Flavor>::Spawner as Spawner>::Lock;
 /// The lock held on an engine's cold state.
 type Guard<'a, F> = lock_api::MutexGuard<'a, LockOf<F>, Cold<F>>;
@@ -227,7 +227,7 @@ impl Config {
 
     /// Whether the lane closes on release: every pool but a hand-off one. Its
     /// ring's and list's marks refuse every push after the release
-    /// (`Ring::close`, `List::close`), so its submitters are not counted in
+    /// (`TaskRing::close`, `NodeList::close`), so its submitters are not counted in
     /// and out of a push window (`engine/README.md`, handshake 2). A hand-off
     /// pool counts its tasks in flight anyway.
     pub(crate) const fn lane_closes(&self) -> bool {
@@ -279,8 +279,8 @@ struct Cold<F: Flavor> {
     /// (on an open pool, for a release first).
     drains: ListOf<F>,
     /// Futures waiting for the same (`release_async`): finished with
-    /// `drains`, always together (`released.rs`).
-    drain_futures: List<(), node::NoSignal>,
+    /// `drains`, always together (`drain.rs`).
+    drain_futures: NodeList<(), node::NoSignal>,
     /// `wait_idle` callers waiting for the pool to fall quiet.
     idlers: ListOf<F>,
     /// `pause` callers waiting for the last running task to finish.
@@ -288,7 +288,7 @@ struct Cold<F: Flavor> {
     /// The parked worker on watch duty (`watch.rs`), if any.
     watcher: Option<WorkerId>,
     /// How many times `reboot` reopened the pool. A releaser waits for the
-    /// release made at this count (`released.rs`): another means the pool
+    /// release made at this count (`drain.rs`): another means the pool
     /// was reopened since.
     reboots: usize,
     /// The count at which the pool was last seen released and drained: that
@@ -408,10 +408,10 @@ impl<F: Flavor> Engine<F> {
                 cold: Padded::new(crate::sync::new_lock(Cold {
                     idle: queue,
                     lines: waiters::Lines::new(),
-                    drains: List::new(),
-                    drain_futures: List::new(),
-                    idlers: List::new(),
-                    pausers: List::new(),
+                    drains: NodeList::new(),
+                    drain_futures: NodeList::new(),
+                    idlers: NodeList::new(),
+                    pausers: NodeList::new(),
                     watcher: None,
                     reboots: 0,
                     drained_at: None,

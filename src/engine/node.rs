@@ -64,7 +64,7 @@ pub(crate) mod state {
 
 /// The signal of a node that is only ever woken through a `Waker`: there is
 /// none (the type has no value), so such a node's type names no platform — a
-/// releaser future's node is one type whatever its pool (`released.rs`).
+/// releaser future's node is one type whatever its pool (`drain.rs`).
 pub(crate) enum NoSignal {}
 
 impl Signal for NoSignal {
@@ -365,15 +365,15 @@ impl<T, Sig> Drop for Node<T, Sig> {
 
 /// A FIFO list of nodes linked through their `next` field. Lives in the pool's
 /// lock-protected state; every method is called with that lock held.
-pub(crate) struct List<T, Sig> {
+pub(crate) struct NodeList<T, Sig> {
     head: Option<NonNull<Node<T, Sig>>>,
     tail: Option<NonNull<Node<T, Sig>>>,
     len: usize,
 }
 
-impl<T, Sig> List<T, Sig> {
+impl<T, Sig> NodeList<T, Sig> {
     pub(crate) const fn new() -> Self {
-        List {
+        NodeList {
             head: None,
             tail: None,
             len: 0,
@@ -478,7 +478,7 @@ impl<T, Sig> List<T, Sig> {
             head: self.head,
             _nodes: PhantomData,
         };
-        *self = List::new();
+        *self = NodeList::new();
         chain
     }
 }

@@ -23,6 +23,6 @@ macro_rules! plain {
     };
 }
 
-plain!([T, S: super::ring::Slots<T>] super::ring::Ring<T, S>);
+plain!([T, S: super::ring::Slots<T>] super::ring::TaskRing<T, S>);
 #[cfg(feature = "alloc")]
-plain!([T, const B: usize, const S: usize] super::list::List<T, B, S>);
+plain!([T, const B: usize, const S: usize] super::list::TaskList<T, B, S>);

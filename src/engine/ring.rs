@@ -1,4 +1,4 @@
-//! [`Ring`]: a bounded, lock-free, multi-producer multi-consumer FIFO — the
+//! [`TaskRing`]: a bounded, lock-free, multi-producer multi-consumer FIFO — the
 //! transport that carries tasks from submitters to workers.
 //!
 //! The algorithm is crossbeam's `ArrayQueue` (Dmitry Vyukov's bounded queue):
@@ -10,7 +10,7 @@
 //! side waits for the other: a pop that finds the slot at `head` not yet
 //! written (or not yet emptied by last lap's reader) finds nothing, and a push
 //! that finds the slot at `tail` not yet emptied hands its value back (see
-//! [`push`](Ring::push) for what waiting cost).
+//! [`push`](TaskRing::push) for what waiting cost).
 //!
 //! Written here rather than taken from `crossbeam-queue` because the engine
 //! needs it without a heap (the slots of a `static` pool live inline), on the
@@ -24,7 +24,7 @@
 //! `const` context.
 //!
 //! A ring can be *closed* (crossbeam-channel's array flavour does the same):
-//! [`close`](Ring::close) sets a mark bit in `tail`, between the index and the
+//! [`close`](TaskRing::close) sets a mark bit in `tail`, between the index and the
 //! lap, with one read-modify-write; a push fails from then on, because the
 //! swap that would claim a slot expects a `tail` without the mark. So every
 //! push either claimed its slot before the mark — and is counted by any later
@@ -95,7 +95,7 @@ impl<T: Send + 'static, const N: usize> Slots<T> for [Slot<T>; N] {
 }
 
 /// A bounded lock-free FIFO over the slots `S`.
-pub(crate) struct Ring<T, S: Slots<T>> {
+pub(crate) struct TaskRing<T, S: Slots<T>> {
     head: Padded<AtomicUsize>,
     tail: Padded<AtomicUsize>,
     /// The capacity (the number of slots).
@@ -110,12 +110,12 @@ pub(crate) struct Ring<T, S: Slots<T>> {
     _tasks: PhantomData<fn() -> T>,
 }
 
-impl<T, S: Slots<T>> Ring<T, S> {
+impl<T, S: Slots<T>> TaskRing<T, S> {
     maybe_const_fn! {
         /// A ring over `slots`, which hold `cap` slots (at least one).
         pub(crate) fn new(slots: S, cap: usize) -> Self {
             assert!(cap > 0, "a ring needs at least one slot");
-            Ring {
+            TaskRing {
                 head: Padded::new(AtomicUsize::new(0)),
                 tail: Padded::new(AtomicUsize::new(0)),
                 cap,
@@ -363,7 +363,7 @@ impl<T, S: Slots<T>> Ring<T, S> {
     }
 }
 
-impl<T, S: Slots<T>> Ring<T, S> {
+impl<T, S: Slots<T>> TaskRing<T, S> {
     /// Closes the ring: every push from now on fails (see the module docs).
     /// `tail` is marked by a read-modify-write, so a later read of it — by
     /// [`has_tasks`](Self::has_tasks), or whoever the closer synchronizes
@@ -385,7 +385,7 @@ impl<T, S: Slots<T>> Ring<T, S> {
     }
 }
 
-impl<T, S: Slots<T>> Drop for Ring<T, S> {
+impl<T, S: Slots<T>> Drop for TaskRing<T, S> {
     fn drop(&mut self) {
         // Drop the values still in the ring (only tasks no worker was ever
         // started for: see `Transport`'s drop).
@@ -411,7 +411,7 @@ mod tests {
     use super::super::plain::Plain;
     use super::*;
 
-    type Two = Ring<u32, [Slot<u32>; 2]>;
+    type Two = TaskRing<u32, [Slot<u32>; 2]>;
 
     /// A pop's first half, its claim on `head`: where a reader preempted
     /// right after it leaves the ring.
@@ -435,7 +435,7 @@ mod tests {
 
     #[test]
     fn nobody_waits_for_a_reader_between_its_claim_and_its_read() {
-        let ring: Arc<Two> = Arc::new(Ring::new([Slot::new(), Slot::new()], 2));
+        let ring: Arc<Two> = Arc::new(TaskRing::new([Slot::new(), Slot::new()], 2));
         ring.push_plain(1).unwrap();
         ring.push_plain(2).unwrap();
         let held = claim(&ring);

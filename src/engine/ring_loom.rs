@@ -6,7 +6,7 @@
 use loom::sync::Arc;
 
 use super::plain::Plain;
-use super::ring::{Ring, Slot};
+use super::ring::{Slot, TaskRing};
 
 /// Runs `f` under loom with the preemption bound of the FIFOs' own models
 /// (`LOOM_MAX_PREEMPTIONS`, default 2 here: the ring and the list are small).
@@ -22,8 +22,8 @@ pub(super) fn model(f: impl Fn() + Sync + Send + 'static) {
 #[test]
 fn concurrent_pushers_each_get_a_slot() {
     model(|| {
-        let ring: Arc<Ring<u32, [Slot<u32>; 2]>> =
-            Arc::new(Ring::new([Slot::new(), Slot::new()], 2));
+        let ring: Arc<TaskRing<u32, [Slot<u32>; 2]>> =
+            Arc::new(TaskRing::new([Slot::new(), Slot::new()], 2));
         let pushers: [_; 2] = core::array::from_fn(|i| {
             let ring = ring.clone();
             loom::thread::spawn(move || ring.push_plain(i as u32 + 1).unwrap())
@@ -40,7 +40,7 @@ fn concurrent_pushers_each_get_a_slot() {
 #[test]
 fn a_slot_is_reused_on_the_next_lap_only_once_emptied() {
     model(|| {
-        let ring: Arc<Ring<u32, [Slot<u32>; 1]>> = Arc::new(Ring::new([Slot::new()], 1));
+        let ring: Arc<TaskRing<u32, [Slot<u32>; 1]>> = Arc::new(TaskRing::new([Slot::new()], 1));
         ring.push_plain(1).unwrap();
         let r = ring.clone();
         let popper = loom::thread::spawn(move || r.pop_plain());
@@ -61,7 +61,7 @@ fn a_slot_is_reused_on_the_next_lap_only_once_emptied() {
 #[test]
 fn push_now_racing_a_popper_loses_and_doubles_nothing() {
     model(|| {
-        let ring: Arc<Ring<u32, [Slot<u32>; 1]>> = Arc::new(Ring::new([Slot::new()], 1));
+        let ring: Arc<TaskRing<u32, [Slot<u32>; 1]>> = Arc::new(TaskRing::new([Slot::new()], 1));
         ring.push_plain(1).unwrap();
         let r = ring.clone();
         let popper = loom::thread::spawn(move || r.pop_plain());
@@ -81,8 +81,8 @@ fn push_now_racing_a_popper_loses_and_doubles_nothing() {
 #[test]
 fn a_push_racing_close_lands_before_it_or_comes_back() {
     model(|| {
-        let ring: Arc<Ring<u32, [Slot<u32>; 2]>> =
-            Arc::new(Ring::new([Slot::new(), Slot::new()], 2));
+        let ring: Arc<TaskRing<u32, [Slot<u32>; 2]>> =
+            Arc::new(TaskRing::new([Slot::new(), Slot::new()], 2));
         let r = ring.clone();
         let pusher = loom::thread::spawn(move || r.push_plain(5));
         ring.close();
@@ -108,7 +108,7 @@ fn a_stamp_travels_with_its_value() {
     use crate::clock::Instant;
     let at = |position: usize, _| Stamp::at(Instant::from_nanos(position as u64 * 100 + 7));
     model(move || {
-        let ring: Arc<Ring<u32, [Slot<u32>; 1]>> = Arc::new(Ring::new([Slot::new()], 1));
+        let ring: Arc<TaskRing<u32, [Slot<u32>; 1]>> = Arc::new(TaskRing::new([Slot::new()], 1));
         ring.push(1, at).unwrap();
         let r = ring.clone();
         let popper = loom::thread::spawn(move || r.pop());
@@ -125,8 +125,8 @@ fn a_stamp_travels_with_its_value() {
 #[test]
 fn a_popper_racing_a_pusher_sees_the_value_or_nothing() {
     model(|| {
-        let ring: Arc<Ring<u32, [Slot<u32>; 2]>> =
-            Arc::new(Ring::new([Slot::new(), Slot::new()], 2));
+        let ring: Arc<TaskRing<u32, [Slot<u32>; 2]>> =
+            Arc::new(TaskRing::new([Slot::new(), Slot::new()], 2));
         let r = ring.clone();
         let popper = loom::thread::spawn(move || r.pop_plain());
         ring.push_plain(7).unwrap();
@@ -143,7 +143,7 @@ fn a_popper_racing_a_pusher_sees_the_value_or_nothing() {
 #[test]
 fn nobody_waits_for_a_reader_and_nothing_is_lost() {
     model(|| {
-        let ring: Arc<Ring<u32, [Slot<u32>; 1]>> = Arc::new(Ring::new([Slot::new()], 1));
+        let ring: Arc<TaskRing<u32, [Slot<u32>; 1]>> = Arc::new(TaskRing::new([Slot::new()], 1));
         ring.push_plain(1).unwrap();
         let readers: [_; 2] = core::array::from_fn(|_| {
             let r = ring.clone();

@@ -112,7 +112,7 @@ impl<F: Flavor> Engine<F> {
         // When the pool was first found saturated (feature `timings`).
         let mut since = Stamp::NONE;
         // Room seen and the push refused again: the slot at the queue's tail
-        // is still a worker's, between its claim and its read (`Ring::push`).
+        // is still a worker's, between its claim and its read (`TaskRing::push`).
         // Back off before the next try, as the push no longer waits itself.
         let mut backoff = Backoff::new();
         loop {
@@ -238,7 +238,7 @@ impl<F: Flavor> Engine<F> {
     /// slot at `tail` between its claim and its read (a ring without a heap,
     /// with nowhere to spill), which this waits for. A queue pool's refusal
     /// (full, that same slot, or closed) comes back. `stamp_at`: the task's
-    /// stamp for the position it takes (see `Ring::push`).
+    /// stamp for the position it takes (see `TaskRing::push`).
     #[inline(always)]
     pub(super) fn push_admitted(
         &self,

@@ -1,5 +1,5 @@
 //! [`Transport`]: the *lane* where admitted tasks wait for a worker to take
-//! them — the lock-free [`Ring`], and with `alloc` an unbounded *spill* queue
+//! them — the lock-free [`TaskRing`], and with `alloc` an unbounded *spill* queue
 //! behind it. Submitters push, workers pop; no task is addressed to a worker.
 //!
 //! A lane is one of:
@@ -13,7 +13,7 @@
 //!
 //! Spilling is for good: from the first spill on, every push goes to the spill
 //! queue, so a submitter's tasks stay in order (the ring's are older), and a
-//! pop takes from the ring first. The spill queue is a [`List`](super::list::List): crossbeam's
+//! pop takes from the ring first. The spill queue is a [`TaskList`](super::list::TaskList): crossbeam's
 //! `SegQueue` (lock-free, a block allocated per 31 tasks) with a close mark,
 //! which `SegQueue` lacks.
 //!
@@ -22,7 +22,7 @@
 //! count of submitters on their way (`engine/README.md`, handshake 2).
 
 use super::heap::Spill;
-use super::ring::{Ring, Slots};
+use super::ring::{Slots, TaskRing};
 use super::timed::{StampAt, Stamped};
 use crate::sync::{Ordering, spin_hint};
 
@@ -40,7 +40,7 @@ pub(crate) enum Growth {
 /// The lane: a ring, and with `alloc` the spill queue behind it (without,
 /// a stand-in that never spills: `no_heap.rs`).
 pub(crate) struct Transport<T, S: Slots<T>> {
-    ring: Ring<T, S>,
+    ring: TaskRing<T, S>,
     spill: Spill<T>,
 }
 
@@ -50,7 +50,7 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
         /// says (without `alloc`, always bounded).
         pub(crate) fn new(slots: S, cap: usize, growth: Growth) -> Self {
             Transport {
-                ring: Ring::new(slots, cap),
+                ring: TaskRing::new(slots, cap),
                 spill: Spill::new(
                     !matches!(growth, Growth::Bounded),
                     matches!(growth, Growth::Unbounded),
@@ -62,7 +62,7 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
     /// Adds a task; hands it back when a bounded lane is full, or the lane is
     /// closed ([`is_closed`](Self::is_closed) tells which). `stamp_at` gives
     /// the task's stamp for the position of the slot it takes (see
-    /// [`Ring::push`]).
+    /// [`TaskRing::push`]).
     #[inline]
     pub(crate) fn push(&self, task: T, stamp_at: impl StampAt) -> Result<(), T> {
         if self.spill.may_spill() {
@@ -94,7 +94,7 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
     }
 
     /// Adds a task without waiting for any other thread (see
-    /// [`Ring::push_now`]); hands it back if the ring cannot take it at once
+    /// [`TaskRing::push_now`]); hands it back if the ring cannot take it at once
     /// or is closed, and always once the lane spills (the spill queue
     /// allocates).
     #[inline]
@@ -144,7 +144,7 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
 
     /// Whether a task is ready to pop, read the way the push-vs-park
     /// handshake needs after the caller's `SeqCst` fence (see
-    /// [`Ring::has_ready`]; the spill queue's `is_empty` counts a claimed
+    /// [`TaskRing::has_ready`]; the spill queue's `is_empty` counts a claimed
     /// slot too, and its `pop` waits for the write).
     #[inline]
     pub(crate) fn has_ready_fenced(&self) -> bool {
@@ -161,7 +161,7 @@ impl<T: Send + 'static, S: Slots<T>> Transport<T, S> {
     /// Closes the lane: every push from now on fails, and every push that
     /// claimed a slot before is counted by a later
     /// [`has_tasks`](Self::has_tasks) of a reader that synchronized with the
-    /// closer (see [`Ring::close`]). The ring first, then the spill queue: a
+    /// closer (see [`TaskRing::close`]). The ring first, then the spill queue: a
     /// push the spill queue refused finds the ring closed.
     pub(crate) fn close(&self) {
         self.ring.close();

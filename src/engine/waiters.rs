@@ -9,7 +9,7 @@
 use core::ptr::NonNull;
 
 use super::ctl::adm;
-use super::node::{Chain, List, Node, state};
+use super::node::{Chain, Node, NodeList, state};
 use super::policy::Policy;
 use super::spin::Spin;
 use super::submit::Attempt;
@@ -25,7 +25,7 @@ use crate::sync::Ordering::Relaxed;
 /// without levels uses `Normal`'s alone. Under the cold lock.
 pub(super) struct Lines<T, Sig> {
     /// `High`, `Normal`, `Low` (`Priority::index`).
-    lists: [List<T, Sig>; 3],
+    lists: [NodeList<T, Sig>; 3],
     /// Grants in a row to a level above a waiting lower one (the starvation
     /// bound's count for grants).
     streak: u32,
@@ -34,18 +34,18 @@ pub(super) struct Lines<T, Sig> {
 impl<T, Sig> Lines<T, Sig> {
     pub(super) const fn new() -> Self {
         Lines {
-            lists: [List::new(), List::new(), List::new()],
+            lists: [NodeList::new(), NodeList::new(), NodeList::new()],
             streak: 0,
         }
     }
 
     /// Waiters at every level.
     pub(super) fn len(&self) -> usize {
-        self.lists.iter().map(List::len).sum()
+        self.lists.iter().map(NodeList::len).sum()
     }
 
     /// `level`'s line.
-    pub(super) fn at(&mut self, level: Priority) -> &mut List<T, Sig> {
+    pub(super) fn at(&mut self, level: Priority) -> &mut NodeList<T, Sig> {
         &mut self.lists[level.index()]
     }
 
@@ -317,7 +317,7 @@ impl<F: Flavor> Engine<F> {
     ///
     /// # Safety
     ///
-    /// As for [`List::push_back`](super::node::List::push_back); the lock is
+    /// As for [`NodeList::push_back`](super::node::NodeList::push_back); the lock is
     /// held (`cold`).
     pub(super) unsafe fn join_waiters(
         &self,

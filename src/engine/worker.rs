@@ -218,7 +218,7 @@ impl<F: Flavor> Engine<F> {
     /// A queue pool, after a looker's pop: lets blocked submitters in if the
     /// lane has drained past the hysteresis (one load of `Adm` when nobody
     /// waits). A grant whose push met the slot this pop held between its
-    /// claim and its read left its waiter first in line (`Ring::push` hands
+    /// claim and its read left its waiter first in line (`TaskRing::push` hands
     /// back rather than wait), perhaps with every other worker parked: a
     /// woken worker's pop is where that happens, and nobody else would look
     /// before its task ends. (A busy worker looks every

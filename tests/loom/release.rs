@@ -3,7 +3,7 @@
 //! queue), the first submit of a queue pool, expiry, a paused pool's looker, a
 //! looker finding a task ready, `release_drain` and `clear_queue`. Every
 //! accepted task runs before the release returns, or comes back; no worker
-//! starts after it. And of waiting for a release (`released.rs` and its module
+//! starts after it. And of waiting for a release (`drain.rs` and its module
 //! docs): an async releaser dropped while the last worker exits, and a reboot
 //! during an async release.
 
