@@ -26,11 +26,13 @@
 //! * **Shutdown**: a signal (here a timer in the middle of the load, where a
 //!   service would await `tokio::signal::ctrl_c()`) stops new requests; the
 //!   requests in flight finish (`JoinSet`), the pool drains
-//!   (`wait_idle_async`), and `release_timeout` closes it and waits for every
-//!   worker thread to end.
+//!   (`wait_idle_async`), and `release_async` closes it and waits, without
+//!   holding a runtime thread, for every worker thread to end (drop that
+//!   future — a second signal, a timer — and only the wait is abandoned).
 //!
 //! It checks its own books at the end: every request answered or timed out,
-//! and every task either ran once or was aborted before it began.
+//! and every task either ran once or never did — aborted in the queue
+//! (`Stats::skipped`) or withdrawn from the line (`Stats::withdrawn`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -153,10 +155,11 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             done.expect("a client task panicked");
         }
         pool.wait_idle_async().await;
-    });
+        // Close the pool and wait for every worker thread to end, on the
+        // runtime: a service bounds this wait with its own timer.
+        tokio::time::timeout(Duration::from_secs(10), pool.release_async()).await
+    })??;
     drop(runtime);
-    // Close the pool and wait for every worker thread to end.
-    pool.release_timeout(Duration::from_secs(10))?;
     assert_eq!(pool.running(), 0, "no worker thread left");
 
     let stats = pool.stats();
@@ -177,8 +180,9 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         timed_out - never_ran
     );
     println!(
-        "  pool: {} completed, {} rejected, {} panicked",
-        stats.completed, stats.rejected, stats.panicked
+        "  pool: {} completed, {} skipped (aborted in the queue), {} withdrawn (from the line), \
+         {} rejected, {} panicked",
+        stats.completed, stats.skipped, stats.withdrawn, stats.rejected, stats.panicked
     );
     // The books balance: every request sent was answered or timed out; every
     // task ran once (answered, or late) or never (aborted before it began).
@@ -188,5 +192,10 @@ fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         "only a request that gave up loses its task"
     );
     assert_eq!(stats.completed, began, "each task that began ran once");
+    assert_eq!(
+        stats.skipped + stats.withdrawn,
+        never_ran,
+        "a task that never ran was aborted in the queue or withdrawn from the line"
+    );
     Ok(())
 }

@@ -4,14 +4,27 @@
 /// is one relaxed atomic load, and no lock is taken. Fields are read one after
 /// another, so under load they may be a few events apart from each other.
 ///
-/// The event counts (`completed`, `panicked`, `skipped`, `spawned`, `retired`,
-/// `rejected`) run from the pool's creation and wrap around at `usize::MAX`.
+/// The event counts (`completed`, `panicked`, `skipped`, `rejected`,
+/// `withdrawn`, `spawned`, `retired`) run from the pool's creation and wrap
+/// around at `usize::MAX`.
 ///
-/// The books of the tasks a pool took: each one that left the pool by a
-/// worker is `completed`, `panicked` or `skipped` once it ends; the rest were
-/// dropped by `clear_queue` (which returns how many), handed out by
-/// `release_drain`, or are still `queued` or running (`busy` counts the
-/// workers that hold one).
+/// # The books
+///
+/// Every submission a pool is handed — by any submit, spawn or invoke, blocking,
+/// `try_`, `_timeout` or async — ends in exactly one place:
+///
+/// ```text
+/// submitted = completed + panicked + skipped      (a worker reached it)
+///           + rejected + withdrawn                (the pool never took it)
+///           + cleared + drained                   (clear_queue's and release_drain's returns)
+///           + in flight                           (waiting, queued, or held by a busy worker)
+/// ```
+///
+/// `rejected` counts the tasks handed back to their caller, `withdrawn` the
+/// async submissions dropped (a timeout around them, a `select!` that took
+/// another branch, an aborted request) before the pool took their task, whose
+/// task is dropped unrun. Once the pool is quiet (`wait_idle`) and no
+/// submitter waits, nothing is in flight and the sum is exact.
 ///
 /// ```
 /// use std::time::Duration;
@@ -29,6 +42,7 @@
 /// assert_eq!(stats.busy, 0);
 /// assert_eq!(stats.skipped, 0);
 /// assert_eq!(stats.rejected, 0);
+/// assert_eq!(stats.withdrawn, 0);
 /// pool.release_timeout(Duration::from_secs(5)).unwrap();
 /// assert!(pool.submit(|| ()).is_err()); // closed: handed back, and counted
 /// assert_eq!(pool.stats().rejected, 1);
@@ -67,4 +81,12 @@ pub struct Stats {
     /// (`JoinHandle::abort`, an `AbortHandle`, an `abort_on_drop` guard) or
     /// cancelled: counted neither `completed` nor `panicked`.
     pub skipped: usize,
+    /// Async submissions (`submit_async`, `spawn_async`, `invoke_async`, a
+    /// group's `spawn_async`) dropped before they resolved and before the
+    /// pool took their task: the task was dropped unrun, and nobody was told
+    /// (a timeout or `select!` around the future, a cancelled request). A
+    /// future dropped after the pool took its task is not one: that task
+    /// runs. With feature `timings`, the time such a submission waited is in
+    /// [`Timings::withdrawn_wait`](crate::Timings::withdrawn_wait).
+    pub withdrawn: usize,
 }

@@ -9,6 +9,7 @@
 //! | `idle workers expired` (field `count`) | debug | expiry, and `purge` |
 //! | `task rejected` (field `reason`: `overload`, `closed`, `timeout`) | debug | a submit that hands its task back |
 //! | `task rejected` (`reason = "spawn failed"`) | warn | the platform could not start a worker |
+//! | `task withdrawn` | debug | an async submit dropped before the pool took its task |
 //! | `task panicked` (field `panic`: its message; `delivered`: to a `JoinHandle`) | error | a task's panic, caught |
 //! | `hook panicked` (fields `hook`, `panic`) | error | a worker hook's panic, caught |
 //!

@@ -337,6 +337,8 @@ struct Counters {
     rejected: UntrackedUsize,
     /// Tasks a worker reached and dropped unrun: aborted or cancelled.
     skipped: UntrackedUsize,
+    /// Async submissions dropped before the pool took their task.
+    withdrawn: UntrackedUsize,
     /// Worker threads that have not ended yet, plus reservations: what
     /// `release_timeout` waits for (with the word's `threads`, which a
     /// reservation raises first). Read and lowered under the cold lock.
@@ -424,6 +426,7 @@ impl<F: Flavor> Engine<F> {
                     retired: UntrackedUsize::new(0),
                     rejected: UntrackedUsize::new(0),
                     skipped: UntrackedUsize::new(0),
+                    withdrawn: UntrackedUsize::new(0),
                     live: UntrackedUsize::new(0),
                     waiting: UntrackedUsize::new(0),
                     workers: UntrackedUsize::new(0),
@@ -513,6 +516,7 @@ impl<F: Flavor> Engine<F> {
             rejected: self.counters.rejected.load(Relaxed),
             busy: w.busy(),
             skipped: self.counters.skipped.load(Relaxed),
+            withdrawn: self.counters.withdrawn.load(Relaxed),
         }
     }
 

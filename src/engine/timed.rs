@@ -75,6 +75,10 @@
 //!   a hand-off worker serving it, or the submitter itself once it finds room
 //!   — reads it again and records the difference. A submit that ends
 //!   rejected records nothing.
+//! * **`withdrawn_wait`**: an async submit that found the pool saturated and
+//!   was dropped before the pool took its task records the same span, up to
+//!   its drop, here instead: the waits of those that got in stay apart from
+//!   the waits of those that gave up.
 
 use crate::clock::{Clock, Instant};
 use crate::error::SubmitError;
@@ -115,6 +119,8 @@ impl<S: Fn(usize, Stamp) -> Stamp + Copy> StampAt for S {}
 pub(crate) enum Which {
     /// A blocked submit, from saturation to admission.
     SubmitWait,
+    /// An async submit, from saturation to being dropped unserved.
+    WithdrawnWait,
     /// A task, from admission to its start.
     QueueWait,
     /// A task, from its start to its end.
@@ -199,6 +205,15 @@ impl<F: Flavor> Engine<F> {
     pub(super) fn admitted_after_wait(&self, since: Stamp) {
         if since.get().is_some() {
             self.record_submit_wait(since, Stamp::at(self.clock.now()));
+        }
+    }
+
+    /// An async submit that found the pool saturated at `since` was dropped
+    /// before the pool took its task: records the wait until now in
+    /// `withdrawn_wait` (nothing if it never waited, or is not timed).
+    pub(super) fn withdrawn_after_wait(&self, since: Stamp) {
+        if let Some(since) = since.get() {
+            self.record(Which::WithdrawnWait, since, self.clock.now());
         }
     }
 

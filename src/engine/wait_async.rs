@@ -49,6 +49,7 @@ use crate::priority::Priority;
 use crate::spawner::Signal;
 use crate::sync::Ordering::Relaxed;
 use crate::sync::{Backoff, spin_hint};
+use crate::trace::trace_event;
 
 /// The most saturated polls that yield before joining the line, when the
 /// clock does not move (a manual clock, a coarse tick).
@@ -380,10 +381,13 @@ impl<F: Flavor> Waiting<F> {
     /// The future is dropped: unlinks the node (its task, never taken, drops
     /// unrun), or — someone unlinked it — settles what their finish left: a
     /// served task is the pool's and runs; a closed pool's task drops; a
-    /// reserved new worker is given back.
-    fn cancel<H: EngineRef<Engine<F>>>(&mut self, handle: &H) {
+    /// reserved new worker is given back. `true` if the task drops unrun:
+    /// the submission is withdrawn.
+    fn cancel<H: EngineRef<Engine<F>>>(&mut self, handle: &H) -> bool {
         if !self.linked {
-            return;
+            // Never polled, or between attempts (yielding): a task still in
+            // hand drops here with the future; none if it resolved.
+            return self.task.is_some();
         }
         self.linked = false;
         let this = handle.engine();
@@ -400,13 +404,17 @@ impl<F: Flavor> Waiting<F> {
             if let_in {
                 this.let_waiters_in(handle);
             }
-            return;
+            return true;
         }
         drop(cold);
         match finished_state(&self.node) {
-            state::SERVED => {}
-            // SAFETY: a CLOSED finish leaves the task in the node, ours again.
-            state::CLOSED => drop(unsafe { self.node.take_task() }),
+            state::SERVED => false,
+            state::CLOSED => {
+                // SAFETY: a CLOSED finish leaves the task in the node, ours
+                // again.
+                drop(unsafe { self.node.take_task() });
+                true
+            }
             state::GRANTED => {
                 // SAFETY: as for CLOSED.
                 let task = unsafe { self.node.take_task() };
@@ -416,6 +424,7 @@ impl<F: Flavor> Waiting<F> {
                 this.counters.live.fetch_add(1, Relaxed);
                 this.unreserve(handle, true);
                 drop(task);
+                true
             }
             other => unreachable!("antpool: async waiter finished in state {other}"),
         }
@@ -471,7 +480,14 @@ impl<F: Flavor, H: EngineRef<Engine<F>>> Future for Admit<F, H> {
 
 impl<F: Flavor, H: EngineRef<Engine<F>>> Drop for Admit<F, H> {
     fn drop(&mut self) {
-        self.wait.cancel(&self.handle);
+        if self.wait.cancel(&self.handle) {
+            // Dropped before it resolved, its task unrun: withdrawn (counted
+            // apart from `rejected`, which the caller was told of).
+            let engine = self.handle.engine();
+            engine.counters.withdrawn.fetch_add(1, Relaxed);
+            engine.withdrawn_after_wait(self.wait.since);
+            trace_event!(debug, "task withdrawn");
+        }
     }
 }
 

@@ -25,7 +25,7 @@ pub(crate) use histogram::midpoint;
 pub(crate) use histogram::{BUCKETS, bucket_of};
 pub use sampling::Sampling;
 
-/// What a pool's timings hold: three histograms of durations, read by
+/// What a pool's timings hold: four histograms of durations, read by
 /// `timings()` on any pool without a lock (see [`Sampling`] for which
 /// tasks are timed; with [`Sampling::Off`], the default, they stay empty).
 ///
@@ -35,6 +35,10 @@ pub use sampling::Sampling;
 ///   sampling. Submits turned away (`Overload`, `Timeout`, `Closed`,
 ///   `SpawnFailed`) count in [`Stats::rejected`](crate::Stats::rejected),
 ///   not here. A hand-off pool spends its latency here, before admission.
+/// * `withdrawn_wait`: an async submit that waited as `submit_wait` counts
+///   and was dropped before the pool took its task (a timeout or `select!`
+///   around it): from finding the pool saturated to its drop. Those that
+///   gave up stay apart from those that got in.
 /// * `queue_wait`: a timed task, from its admission (pushed into the queue,
 ///   carried by a new worker — whose thread start it then includes — or let
 ///   in from the blocked submitters) until a worker begins it. A task aborted
@@ -67,6 +71,10 @@ pub use sampling::Sampling;
 pub struct Timings {
     /// Blocked submits, from finding the pool saturated to their admission.
     pub submit_wait: Histogram,
+    /// Async submits that found the pool saturated and were dropped before
+    /// the pool took their task ([`Stats::withdrawn`](crate::Stats::withdrawn)),
+    /// from finding the pool saturated to their drop.
+    pub withdrawn_wait: Histogram,
     /// Timed tasks, from admission to their start.
     pub queue_wait: Histogram,
     /// Timed tasks, from start to end.

@@ -122,6 +122,9 @@ fn dropped_while_served(queue: usize) {
     // Once or never (twice would read always + 4).
     assert!(ran == always || ran == always + 2, "sum {ran}");
     assert!(!placed || ran == always + 2, "sum {ran}");
+    // And the books say which: never run is withdrawn, once only.
+    let withdrawn = pool.stats().withdrawn;
+    assert_eq!(withdrawn, usize::from(ran == always), "sum {ran}");
 }
 
 #[test]
@@ -158,6 +161,7 @@ fn an_async_waiter_served_and_dropped_unpolled_leaves_the_line_moving() {
             let ran = sum.load(Ordering::Relaxed);
             let always = if queue == 1 { 13 } else { 5 };
             assert_eq!(ran, always + 2, "sum {ran}: each task once");
+            assert_eq!(pool.stats().withdrawn, 0, "served, so not withdrawn");
         });
     }
 }

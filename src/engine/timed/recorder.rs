@@ -1,4 +1,4 @@
-//! [`Recorder`]: a pool's three histograms of durations (feature `timings`),
+//! [`Recorder`]: a pool's four histograms of durations (feature `timings`),
 //! as relaxed atomic counters that workers and submitters add to and
 //! `timings()` reads without a lock — and, for a pool with a queue per level,
 //! `queue_wait` per level.
@@ -134,9 +134,10 @@ struct Levels {
     low: Padded<Buckets>,
 }
 
-/// A pool's three histograms (and, with levels, `queue_wait` per level).
+/// A pool's four histograms (and, with levels, `queue_wait` per level).
 pub(crate) struct Recorder {
     submit_wait: Padded<Buckets>,
+    withdrawn_wait: Padded<Buckets>,
     /// Every queue wait; with levels, the `Normal` ones.
     queue_wait: Padded<Buckets>,
     run: Padded<Buckets>,
@@ -148,6 +149,7 @@ impl Recorder {
     pub(crate) const fn new() -> Self {
         Recorder {
             submit_wait: Padded::new(Buckets::new()),
+            withdrawn_wait: Padded::new(Buckets::new()),
             queue_wait: Padded::new(Buckets::new()),
             run: Padded::new(Buckets::new()),
             levels: None,
@@ -177,6 +179,7 @@ impl Recorder {
     pub(crate) fn record(&self, which: Which, nanos: u64) {
         match which {
             Which::SubmitWait => self.submit_wait.record(nanos),
+            Which::WithdrawnWait => self.withdrawn_wait.record(nanos),
             Which::QueueWait => self.queue_wait.record(nanos),
             Which::Run => self.run.record(nanos),
         }
@@ -196,11 +199,12 @@ impl Recorder {
         self.queue_wait.record(nanos)
     }
 
-    /// A snapshot of the three (with levels: `queue_wait` the sum of the
+    /// A snapshot of the four (with levels: `queue_wait` the sum of the
     /// levels', read once each).
     pub(crate) fn snapshot(&self) -> Timings {
         let timings = Timings {
             submit_wait: self.submit_wait.snapshot(),
+            withdrawn_wait: self.withdrawn_wait.snapshot(),
             queue_wait: self.queue_wait.snapshot(),
             run: self.run.snapshot(),
             levels: None,
