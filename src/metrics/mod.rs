@@ -21,11 +21,10 @@
 //! | `antpool_workers_spawned_total` | counter | count | [`Stats::spawned`](crate::Stats::spawned) |
 //! | `antpool_workers_retired_total` | counter | count | [`Stats::retired`](crate::Stats::retired) |
 //!
-//! The names follow Prometheus's conventions: base units (seconds), a
-//! histogram's unit in its name, a counter's name ending in `_total`, so an
+//! The names follow Prometheus's conventions — base units (seconds), a
+//! histogram's unit in its name, a counter's name ending in `_total` — so an
 //! exporter's own naming option (`with_recommended_naming`) leaves them as
-//! they are. Every
-//! metric has a `pool` label when the pool was built with a
+//! they are. Every metric has a `pool` label when the pool was built with a
 //! [`metrics_label`](crate::Options::metrics_label). A pool with a queue per
 //! level (`priorities(true)`: see
 //! [`Timings::queue_wait_at`](crate::Timings::queue_wait_at)) reports
@@ -38,8 +37,9 @@
 //! histograms' buckets, and each exported bucket counts exactly the samples
 //! at or under its edge. With other edges, a sample may move by at most one
 //! of antpool's buckets. And ask for histograms: an exporter's default
-//! summaries compute their quantiles from the replayed samples, which are
-//! wrong (see [`BUCKET_EDGES`] for `metrics-exporter-prometheus`).
+//! summaries compute their quantiles from the replayed values, one per
+//! bucket, so they are off (see [`BUCKET_EDGES`] for how to configure
+//! `metrics-exporter-prometheus`).
 //!
 //! | file | idea |
 //! |---|---|
@@ -179,7 +179,8 @@ const COUNTERS: [Metric<OfStats>; 6] = [
 ///     .metrics_label("thumbnails")
 ///     .build()
 ///     .unwrap();
-/// let mut reporter = MetricsReporter::new(&pool); // after the recorder is installed
+/// // After the recorder is installed, with `BUCKET_EDGES` as its buckets.
+/// let mut reporter = MetricsReporter::new(&pool);
 /// reporter.describe();
 /// pool.submit(|| ()).unwrap();
 /// pool.wait_idle();

@@ -35,9 +35,12 @@ use crate::timings::{BUCKETS, Histogram, upper_edges_us};
 /// move by at most one of antpool's buckets: an edge of `0.005` counts the
 /// samples of `(0.004096, 0.00512]` all on one side of it.
 ///
-/// Give the exporter buckets, not its default summaries: a summary's
-/// quantiles computed from replayed samples are wrong, a histogram's are
-/// not. With `metrics-exporter-prometheus`:
+/// Give the exporter buckets: without them an exporter such as
+/// `metrics-exporter-prometheus` renders a summary, whose quantiles it
+/// computes from the replayed values — one value standing for each bucket's
+/// samples — so they are off, and cannot be added up across pools or
+/// instances; with buckets, `histogram_quantile` reads exact counts. With
+/// `metrics-exporter-prometheus`:
 ///
 /// ```
 /// use antpool::metrics::{BUCKET_EDGES, MetricsReporter};

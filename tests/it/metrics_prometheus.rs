@@ -69,12 +69,12 @@ fn run_for(durations: &[Duration]) -> ManualPool {
 #[test]
 fn a_run_just_over_an_edge_is_counted_over_it_and_one_on_or_under_it_under_it() {
     let durations = [
-        4096 * Duration::from_micros(1), // on 0.004096: under it
-        4096 * Duration::from_micros(1) + NS,
-        5 * MS + 60 * Duration::from_micros(1), // 5.06 ms: under 0.00512
-        5120 * Duration::from_micros(1) - NS,
-        5120 * Duration::from_micros(1),      // on 0.00512: under it
-        5120 * Duration::from_micros(1) + NS, // just over 0.00512
+        Duration::from_micros(4096), // on 0.004096: under it
+        Duration::from_micros(4096) + NS,
+        Duration::from_micros(5060), // 5.06 ms: under 0.00512
+        Duration::from_micros(5120) - NS,
+        Duration::from_micros(5120),      // on 0.00512: under it
+        Duration::from_micros(5120) + NS, // just over 0.00512
     ];
     let pool = run_for(&durations);
     let recorder = exporter(false);
@@ -131,9 +131,9 @@ fn a_second_record_exports_only_the_new_runs_exactly() {
     let recorder = exporter(false);
     let handle = recorder.handle();
     let mut reporter = with_local_recorder(&recorder, || MetricsReporter::new(&pool));
-    run(5120 * Duration::from_micros(1));
+    run(Duration::from_micros(5120));
     reporter.record();
-    run(5120 * Duration::from_micros(1) + NS);
+    run(Duration::from_micros(5120) + NS);
     run(5 * MS);
     reporter.record();
     let text = handle.render();
