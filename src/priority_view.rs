@@ -1,7 +1,9 @@
 //! Submitting at a [`Priority`]: `with_priority` on every pool, and the
 //! [`Prioritized`] view's submit methods — each submits at the view's level
 //! with the pool's own signature, errors and semantics; and a task group's
-//! view, [`PrioritizedGroup`] (`std`).
+//! view, [`PrioritizedGroup`] (`std`). [`Priority`]'s docs show how to have a
+//! batch start in level order (`pause`, submit, `resume`) and where each
+//! level's queue wait is read (`Timings::queue_wait_at`).
 
 use core::time::Duration;
 

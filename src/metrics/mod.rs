@@ -14,22 +14,39 @@
 //! | `antpool_workers_busy` | gauge | count | [`Stats::busy`](crate::Stats::busy) |
 //! | `antpool_tasks_queued` | gauge | count | [`Stats::queued`](crate::Stats::queued) |
 //! | `antpool_submitters_waiting` | gauge | count | [`Stats::waiting`](crate::Stats::waiting) |
-//! | `antpool_tasks_completed` | counter | count | [`Stats::completed`](crate::Stats::completed) |
-//! | `antpool_tasks_panicked` | counter | count | [`Stats::panicked`](crate::Stats::panicked) |
-//! | `antpool_tasks_skipped` | counter | count | [`Stats::skipped`](crate::Stats::skipped) |
-//! | `antpool_tasks_rejected` | counter | count | [`Stats::rejected`](crate::Stats::rejected) |
-//! | `antpool_workers_spawned` | counter | count | [`Stats::spawned`](crate::Stats::spawned) |
-//! | `antpool_workers_retired` | counter | count | [`Stats::retired`](crate::Stats::retired) |
+//! | `antpool_tasks_completed_total` | counter | count | [`Stats::completed`](crate::Stats::completed) |
+//! | `antpool_tasks_panicked_total` | counter | count | [`Stats::panicked`](crate::Stats::panicked) |
+//! | `antpool_tasks_skipped_total` | counter | count | [`Stats::skipped`](crate::Stats::skipped) |
+//! | `antpool_tasks_rejected_total` | counter | count | [`Stats::rejected`](crate::Stats::rejected) |
+//! | `antpool_workers_spawned_total` | counter | count | [`Stats::spawned`](crate::Stats::spawned) |
+//! | `antpool_workers_retired_total` | counter | count | [`Stats::retired`](crate::Stats::retired) |
 //!
-//! Counters carry no `_total` suffix (exporters that want one add it). Every
-//! metric has a `pool` label when the pool was built with a
+//! The names follow Prometheus's conventions — base units (seconds), a
+//! histogram's unit in its name, a counter's name ending in `_total` — so an
+//! exporter's own naming option (`with_recommended_naming`) leaves them as
+//! they are. Every metric has a `pool` label when the pool was built with a
 //! [`metrics_label`](crate::Options::metrics_label). A pool with a queue per
 //! level (`priorities(true)`: see
 //! [`Timings::queue_wait_at`](crate::Timings::queue_wait_at)) reports
 //! `antpool_queue_wait_seconds` per level instead, with a `priority` label
 //! (`high`, `normal`, `low`), whose series add up to the total; no metric has
 //! any other label, and none a label per task.
+//!
+//! The histograms are exact at [`BUCKET_EDGES`], antpool's own bucket edges:
+//! give them (all, or the few a dashboard reads) to the exporter as the
+//! histograms' buckets, and each exported bucket counts exactly the samples
+//! at or under its edge. With other edges, a sample may move by at most one
+//! of antpool's buckets. And ask for histograms: an exporter's default
+//! summaries compute their quantiles from the replayed values, one per
+//! bucket, so they are off (see [`BUCKET_EDGES`] for how to configure
+//! `metrics-exporter-prometheus`).
+//!
+//! | file | idea |
+//! |---|---|
+//! | `source.rs` | [`MetricsSource`]: the pools a reporter reads |
+//! | `replay.rs` | [`BUCKET_EDGES`], and the values a bucket is replayed at |
 
+mod replay;
 mod source;
 
 use alloc::vec::Vec;
@@ -41,8 +58,9 @@ use ::metrics::{
 
 use crate::priority::Priority;
 use crate::stats::Stats;
-use crate::timings::{BUCKETS, Histogram, Timings, midpoint};
+use crate::timings::{Histogram, Timings};
 
+pub use replay::BUCKET_EDGES;
 pub use source::MetricsSource;
 pub(crate) use source::private;
 
@@ -81,9 +99,6 @@ const QUEUE_WAIT_LEVELS: [(&str, OfTimings); 3] = [
     ("low", |t| t.queue_wait_at(Priority::Low)),
 ];
 
-/// A histogram's bucket counts before its first sample.
-const NO_COUNTS: [u64; BUCKETS] = [0; BUCKETS];
-
 /// The gauges, read from [`Stats`].
 const GAUGES: [Metric<OfStats>; 5] = [
     ("antpool_workers", "Live workers, busy or idle.", |s| {
@@ -108,28 +123,32 @@ const GAUGES: [Metric<OfStats>; 5] = [
 /// The counters, read from [`Stats`].
 const COUNTERS: [Metric<OfStats>; 6] = [
     (
-        "antpool_tasks_completed",
+        "antpool_tasks_completed_total",
         "Tasks that ran to the end.",
         |s| s.completed,
     ),
-    ("antpool_tasks_panicked", "Tasks that panicked.", |s| {
-        s.panicked
-    }),
     (
-        "antpool_tasks_skipped",
+        "antpool_tasks_panicked_total",
+        "Tasks that panicked.",
+        |s| s.panicked,
+    ),
+    (
+        "antpool_tasks_skipped_total",
         "Aborted or cancelled tasks dropped unrun.",
         |s| s.skipped,
     ),
     (
-        "antpool_tasks_rejected",
+        "antpool_tasks_rejected_total",
         "Submissions handed back: overload, closed, timeout, spawn failed.",
         |s| s.rejected,
     ),
-    ("antpool_workers_spawned", "Worker threads started.", |s| {
-        s.spawned
-    }),
     (
-        "antpool_workers_retired",
+        "antpool_workers_spawned_total",
+        "Worker threads started.",
+        |s| s.spawned,
+    ),
+    (
+        "antpool_workers_retired_total",
         "Worker threads that ended.",
         |s| s.retired,
     ),
@@ -143,9 +162,12 @@ const COUNTERS: [Metric<OfStats>; 6] = [
 /// [`with_local_recorder`](::metrics::with_local_recorder)'s) and keeps the
 /// handles; [`record`](Self::record) then emits what changed since the last
 /// record: gauges set, counters raised by the change, and each histogram
-/// bucket's new samples replayed as one `record_many` of the bucket's
-/// midpoint. The first `record` emits everything since the pool was made.
-/// Nothing runs in between: call `record` on a timer, or before each scrape.
+/// bucket's new samples replayed as one `record_many` of a value inside the
+/// bucket, on the same side of each of [`BUCKET_EDGES`] as they are, and
+/// placed so the replayed samples add up to the recorded sum (see
+/// [`BUCKET_EDGES`] for the exporter's buckets). The first `record` emits
+/// everything since the pool was made. Nothing runs in between: call
+/// `record` on a timer, or before each scrape.
 ///
 /// ```
 /// use antpool::metrics::MetricsReporter;
@@ -157,7 +179,8 @@ const COUNTERS: [Metric<OfStats>; 6] = [
 ///     .metrics_label("thumbnails")
 ///     .build()
 ///     .unwrap();
-/// let mut reporter = MetricsReporter::new(&pool); // after the recorder is installed
+/// // After the recorder is installed, with `BUCKET_EDGES` as its buckets.
+/// let mut reporter = MetricsReporter::new(&pool);
 /// reporter.describe();
 /// pool.submit(|| ()).unwrap();
 /// pool.wait_idle();
@@ -266,16 +289,10 @@ impl MetricsReporter {
             }
         }
         for (field, histogram) in &self.histograms {
-            let Some(new) = field(timings).map(Histogram::counts) else {
-                continue;
-            };
-            let old = field(last_timings).map_or(&NO_COUNTS, Histogram::counts);
-            for (index, (n, o)) in new.iter().zip(old.iter()).enumerate() {
-                let change = n.wrapping_sub(*o);
-                if change != 0 {
-                    let count = usize::try_from(change).unwrap_or(usize::MAX);
-                    histogram.record_many(midpoint(index).as_secs_f64(), count);
-                }
+            if let Some(new) = field(timings) {
+                replay::replay(new, field(last_timings), |value, count| {
+                    histogram.record_many(value, count);
+                });
             }
         }
         self.last = now;

@@ -7,6 +7,12 @@
 //! 2³² µs (about 71 minutes), then one bucket for the rest. A bucket is at
 //! most a quarter of its lower edge wide, so a value read back from it is
 //! within 25 % of the truth.
+//!
+//! A bucket holds its upper edge and not its lower one — `(start, end]`, the
+//! first `[0, 1 µs]` — as a Prometheus bucket (`le`, "less or equal") and an
+//! OpenTelemetry explicit bucket do, so that an export to them can count
+//! every sample on the right side of every edge they share
+//! (`metrics/replay.rs`).
 
 use core::ops::Range;
 use core::time::Duration;
@@ -21,10 +27,13 @@ pub(crate) const BUCKETS: usize = LINEAR + 4 * (TOP_POWER as usize - 2) + 1;
 /// The last bucket: everything from 2³² µs (about 71 minutes) on.
 const OVER: usize = BUCKETS - 1;
 
-/// The bucket a duration of `nanos` falls in.
+/// The bucket a duration of `nanos` falls in: the one whose `(start, end]`
+/// holds it (zero: the first).
 #[inline]
 pub(crate) fn bucket_of(nanos: u64) -> usize {
-    let us = nanos / 1_000;
+    // Whole microseconds, an edge counted in the bucket below it: a bucket
+    // `(s, e]` in nanoseconds is `[s, e)` in `(nanos - 1) / 1000`.
+    let us = nanos.saturating_sub(1) / 1_000;
     if us < LINEAR as u64 {
         return us as usize;
     }
@@ -37,8 +46,9 @@ pub(crate) fn bucket_of(nanos: u64) -> usize {
     4 * (power as usize - 1) + sub as usize
 }
 
-/// The microseconds bucket `index` covers (`end` is `u64::MAX` for the last).
-fn bounds_us(index: usize) -> Range<u64> {
+/// The microseconds bucket `index` covers, `(start, end]` (the first holds
+/// zero too; `end` is `u64::MAX` for the last).
+const fn bounds_us(index: usize) -> Range<u64> {
     if index < LINEAR {
         return index as u64..index as u64 + 1;
     }
@@ -50,8 +60,8 @@ fn bounds_us(index: usize) -> Range<u64> {
     (4 + sub) << (power - 2)..(5 + sub) << (power - 2)
 }
 
-/// The durations bucket `index` covers (`end` is [`Duration::MAX`] for the
-/// last).
+/// The durations bucket `index` covers, `(start, end]` (`end` is
+/// [`Duration::MAX`] for the last).
 pub(crate) fn bounds(index: usize) -> Range<Duration> {
     let us = bounds_us(index);
     let end = match us.end {
@@ -61,21 +71,24 @@ pub(crate) fn bounds(index: usize) -> Range<Duration> {
     Duration::from_micros(us.start)..end
 }
 
-/// The middle of bucket `index` (of the last one, its lower edge): the value a
-/// bucket's samples are reported as where one value must stand for them all.
-#[cfg_attr(not(feature = "metrics"), allow(dead_code))]
-pub(crate) fn midpoint(index: usize) -> Duration {
-    let us = bounds_us(index);
-    match us.end {
-        u64::MAX => Duration::from_micros(us.start),
-        end => Duration::from_nanos((us.start + end) * 500),
+/// The upper edge of every bucket but the last, in microseconds, lowest
+/// first: the edges an export shares with its exporter.
+#[cfg(feature = "metrics")]
+pub(crate) const fn upper_edges_us() -> [u64; OVER] {
+    let mut edges = [0; OVER];
+    let mut index = 0;
+    while index < OVER {
+        edges[index] = bounds_us(index).end;
+        index += 1;
     }
+    edges
 }
 
 /// A snapshot of one histogram of durations: how many were recorded, their
 /// sum, and how they spread over log-linear buckets (1 µs wide below 4 µs,
 /// then four per power of two up to about 71 minutes, and one above: at most
-/// 25 % off). Part of [`Timings`](crate::Timings).
+/// 25 % off). A bucket holds its upper edge, not its lower one, as a
+/// Prometheus bucket does. Part of [`Timings`](crate::Timings).
 ///
 /// Counts run from the pool's creation (a difference of two snapshots is what
 /// happened between them); on targets without 64-bit atomics they wrap at
@@ -187,8 +200,10 @@ impl Histogram {
     }
 
     /// Every bucket that holds a sample, lowest first: the durations it covers
-    /// and how many samples fell in it. The last bucket's range ends at
-    /// [`Duration::MAX`].
+    /// and how many samples fell in it. A bucket holds the durations over its
+    /// `start` up to and including its `end` — `(start, end]`, not the
+    /// `Range`'s own `[start, end)`; the first holds zero too — and the last
+    /// one's ends at [`Duration::MAX`].
     ///
     /// ```
     /// use antpool::{Pool, Sampling};
@@ -215,9 +230,14 @@ mod tests {
     fn every_bucket_holds_its_own_bounds() {
         for index in 0..BUCKETS {
             let us = bounds_us(index);
-            assert_eq!(bucket_of(us.start * 1_000), index, "{index}: {us:?}");
+            // Over its lower edge: in it; on the lower edge: in the one below.
+            assert_eq!(bucket_of(us.start * 1_000 + 1), index, "{index}: {us:?}");
+            if index > 0 {
+                assert_eq!(bucket_of(us.start * 1_000), index - 1, "{index}: {us:?}");
+            }
             if index < OVER {
-                assert_eq!(bucket_of(us.end * 1_000 - 1), index, "{index}: {us:?}");
+                // On its upper edge: in it.
+                assert_eq!(bucket_of(us.end * 1_000), index, "{index}: {us:?}");
                 assert_eq!(bounds_us(index + 1).start, us.end, "contiguous at {index}");
                 // At most a quarter of the lower edge wide (past the linear part).
                 if index >= LINEAR {
@@ -226,9 +246,18 @@ mod tests {
             }
         }
         assert_eq!(bucket_of(0), 0);
-        assert_eq!(bucket_of(999), 0);
-        assert_eq!(bucket_of(1_000), 1);
+        assert_eq!(bucket_of(1_000), 0);
+        assert_eq!(bucket_of(1_001), 1);
         assert_eq!(bucket_of(u64::MAX), OVER);
+        // 5.12 ms is the top of (4.096, 5.12] ms.
+        assert_eq!(
+            bounds(bucket_of(5_120_000)).end,
+            Duration::from_micros(5_120)
+        );
+        assert_eq!(
+            bounds(bucket_of(5_120_001)).start,
+            Duration::from_micros(5_120)
+        );
         // About an hour is still a finite bucket; 72 minutes is the last one.
         assert!(bucket_of(3_600 * 1_000_000_000) < OVER);
         assert_eq!(bucket_of(72 * 60 * 1_000_000_000), OVER);
@@ -237,7 +266,7 @@ mod tests {
     #[test]
     fn quantiles_interpolate_within_a_bucket() {
         let mut counts = [0; BUCKETS];
-        counts[bucket_of(5_000_000)] = 10; // 5 ms: the bucket [4.194, 5.243) ms
+        counts[bucket_of(5_000_000)] = 10; // 5 ms: the bucket (4.096, 5.12] ms
         let h = Histogram::from_parts(counts, 50_000_000);
         assert_eq!(h.count, 10);
         let range = bounds(bucket_of(5_000_000));
@@ -256,12 +285,14 @@ mod tests {
         );
     }
 
+    #[cfg(feature = "metrics")]
     #[test]
-    fn midpoints_sit_inside_their_buckets() {
-        for index in 0..BUCKETS {
-            let range = bounds(index);
-            assert!(range.contains(&midpoint(index)), "{index}");
+    fn the_upper_edges_are_the_finite_buckets_ends() {
+        let edges = upper_edges_us();
+        for (index, &edge) in edges.iter().enumerate() {
+            assert_eq!(edge, bounds_us(index).end, "{index}");
         }
-        assert_eq!(midpoint(0), Duration::from_nanos(500));
+        assert_eq!(edges[..5], [1, 2, 3, 4, 5]);
+        assert_eq!(edges[OVER - 1], 1 << TOP_POWER);
     }
 }

@@ -21,7 +21,7 @@ use crate::priority::Priority;
 
 pub use histogram::Histogram;
 #[cfg(feature = "metrics")]
-pub(crate) use histogram::midpoint;
+pub(crate) use histogram::upper_edges_us;
 pub(crate) use histogram::{BUCKETS, bucket_of};
 pub use sampling::Sampling;
 

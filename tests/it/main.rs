@@ -25,6 +25,8 @@ mod isr;
 mod lifecycle;
 #[cfg(feature = "metrics")]
 mod metrics;
+#[cfg(feature = "metrics")]
+mod metrics_prometheus;
 mod min_idle;
 mod multipool;
 mod oneshot;
