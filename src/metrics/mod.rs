@@ -7,6 +7,7 @@
 //! | name | kind | unit | what |
 //! |---|---|---|---|
 //! | `antpool_submit_wait_seconds` | histogram | seconds | [`Timings::submit_wait`](crate::Timings::submit_wait) |
+//! | `antpool_withdrawn_wait_seconds` | histogram | seconds | [`Timings::withdrawn_wait`](crate::Timings::withdrawn_wait) |
 //! | `antpool_queue_wait_seconds` | histogram | seconds | [`Timings::queue_wait`](crate::Timings::queue_wait) |
 //! | `antpool_run_seconds` | histogram | seconds | [`Timings::run`](crate::Timings::run) |
 //! | `antpool_workers` | gauge | count | [`Stats::running`](crate::Stats::running) |
@@ -18,6 +19,7 @@
 //! | `antpool_tasks_panicked_total` | counter | count | [`Stats::panicked`](crate::Stats::panicked) |
 //! | `antpool_tasks_skipped_total` | counter | count | [`Stats::skipped`](crate::Stats::skipped) |
 //! | `antpool_tasks_rejected_total` | counter | count | [`Stats::rejected`](crate::Stats::rejected) |
+//! | `antpool_tasks_withdrawn_total` | counter | count | [`Stats::withdrawn`](crate::Stats::withdrawn) |
 //! | `antpool_workers_spawned_total` | counter | count | [`Stats::spawned`](crate::Stats::spawned) |
 //! | `antpool_workers_retired_total` | counter | count | [`Stats::retired`](crate::Stats::retired) |
 //!
@@ -72,11 +74,16 @@ type OfTimings = fn(&Timings) -> Option<&Histogram>;
 type OfStats = fn(&Stats) -> usize;
 
 /// The histograms, read from [`Timings`].
-const HISTOGRAMS: [Metric<OfTimings>; 3] = [
+const HISTOGRAMS: [Metric<OfTimings>; 4] = [
     (
         "antpool_submit_wait_seconds",
         "Blocked submits: from finding the pool saturated to admission.",
         |t| Some(&t.submit_wait),
+    ),
+    (
+        "antpool_withdrawn_wait_seconds",
+        "Async submits dropped unserved: from finding the pool saturated to the drop.",
+        |t| Some(&t.withdrawn_wait),
     ),
     (QUEUE_WAIT, "Timed tasks: from admission to start.", |t| {
         Some(&t.queue_wait)
@@ -121,7 +128,7 @@ const GAUGES: [Metric<OfStats>; 5] = [
 ];
 
 /// The counters, read from [`Stats`].
-const COUNTERS: [Metric<OfStats>; 6] = [
+const COUNTERS: [Metric<OfStats>; 7] = [
     (
         "antpool_tasks_completed_total",
         "Tasks that ran to the end.",
@@ -141,6 +148,11 @@ const COUNTERS: [Metric<OfStats>; 6] = [
         "antpool_tasks_rejected_total",
         "Submissions handed back: overload, closed, timeout, spawn failed.",
         |s| s.rejected,
+    ),
+    (
+        "antpool_tasks_withdrawn_total",
+        "Async submissions dropped before the pool took their task.",
+        |s| s.withdrawn,
     ),
     (
         "antpool_workers_spawned_total",
@@ -192,7 +204,7 @@ pub struct MetricsReporter {
     /// and where it is read.
     histograms: Vec<(OfTimings, FacadeHistogram)>,
     gauges: [Gauge; 5],
-    counters: [Counter; 6],
+    counters: [Counter; 7],
     /// What the last `record` emitted up to.
     last: (Stats, Timings),
 }

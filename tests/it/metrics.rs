@@ -62,17 +62,19 @@ impl Seen {
 type OfStats = fn(&Stats) -> usize;
 type OfTimings = fn(&Timings) -> u64;
 
-const COUNTERS: [(&str, OfStats); 6] = [
+const COUNTERS: [(&str, OfStats); 7] = [
     ("antpool_tasks_completed_total", |s| s.completed),
     ("antpool_tasks_panicked_total", |s| s.panicked),
     ("antpool_tasks_skipped_total", |s| s.skipped),
     ("antpool_tasks_rejected_total", |s| s.rejected),
+    ("antpool_tasks_withdrawn_total", |s| s.withdrawn),
     ("antpool_workers_spawned_total", |s| s.spawned),
     ("antpool_workers_retired_total", |s| s.retired),
 ];
 
-const HISTOGRAMS: [(&str, OfTimings); 3] = [
+const HISTOGRAMS: [(&str, OfTimings); 4] = [
     ("antpool_submit_wait_seconds", |t| t.submit_wait.count),
+    ("antpool_withdrawn_wait_seconds", |t| t.withdrawn_wait.count),
     ("antpool_queue_wait_seconds", |t| t.queue_wait.count),
     ("antpool_run_seconds", |t| t.run.count),
 ];
@@ -85,7 +87,8 @@ const GAUGES: [&str; 5] = [
     "antpool_submitters_waiting",
 ];
 
-/// Some work: `n` tasks, one of them panicking, and one refused submit.
+/// Some work: `n` tasks, one of them panicking, one refused submit and one
+/// withdrawn.
 fn work(pool: &Pool, n: usize) {
     let (gate, started) = (Gate::new(), Counter::new());
     for _ in 0..2 {
@@ -101,6 +104,8 @@ fn work(pool: &Pool, n: usize) {
         pool.try_submit(|| ()),
         Err(SubmitError::Overload(_))
     ));
+    // An async submit given up on before it was polled: withdrawn.
+    drop(pool.submit_async(|| ()));
     gate.open();
     for _ in 0..n {
         pool.submit(|| ()).unwrap();
@@ -134,7 +139,7 @@ fn the_reporter_emits_what_changed_between_two_records_and_nothing_else() {
     let (stats, timings) = (pool.stats(), pool.timings());
     reporter.record();
     let first = Seen::take(&snapshotter);
-    assert_eq!(first.0.len(), 14, "{:?}", first.0.keys());
+    assert_eq!(first.0.len(), 16, "{:?}", first.0.keys());
     for (name, (labels, unit, help, _)) in &first.0 {
         assert_eq!(labels, &[Label::new("pool", "thumbnails")], "{name}");
         let counter = COUNTERS.iter().any(|&(c, _)| c == name);

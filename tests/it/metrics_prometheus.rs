@@ -189,6 +189,6 @@ fn names_follow_prometheus_conventions_so_recommended_naming_keeps_them() {
         }
     }
     assert_eq!(value(plain, "antpool_tasks_completed_total"), 1.0);
-    assert_eq!(names(plain).len(), 14, "{plain}");
+    assert_eq!(names(plain).len(), 16, "{plain}");
     pool.release_timeout(PATIENCE).unwrap();
 }
