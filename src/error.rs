@@ -1,7 +1,12 @@
 //! The errors: [`SubmitError`] hands the task back, [`BuildError`] names the bad
-//! option, [`ReleaseError`] says why a release did not finish.
+//! option, [`ReleaseError`] says why a release did not finish, and
+//! [`ErrorKind`] names what became of a task in one type that is not generic
+//! (every task error's [`source`](core::error::Error::source), so it is still
+//! found after `?` has boxed the error).
 
 use core::fmt;
+
+use crate::error_kind::ErrorKind;
 
 /// A task the pool did not take, handed back to the caller inside the error.
 ///
@@ -106,6 +111,25 @@ impl<T> SubmitError<T> {
         matches!(self, SubmitError::Timeout(_))
     }
 
+    /// The reason, without the task: an [`ErrorKind`] (`Overload`, `Closed`,
+    /// `SpawnFailed` or `Timeout`), which is not generic and can be kept,
+    /// compared, or matched after the task was taken back.
+    ///
+    /// ```
+    /// use antpool::{ErrorKind, SubmitError};
+    /// let err = SubmitError::Timeout("task");
+    /// assert_eq!(err.kind(), ErrorKind::Timeout);
+    /// ```
+    #[must_use]
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            SubmitError::Overload(_) => ErrorKind::Overload,
+            SubmitError::Closed(_) => ErrorKind::Closed,
+            SubmitError::SpawnFailed(_) => ErrorKind::SpawnFailed,
+            SubmitError::Timeout(_) => ErrorKind::Timeout,
+        }
+    }
+
     /// The same error around a different task (for example the closure a boxed
     /// task was made from).
     ///
@@ -175,7 +199,14 @@ impl<T> fmt::Display for SubmitError<T> {
     }
 }
 
-impl<T> core::error::Error for SubmitError<T> {}
+/// Its [`source`](core::error::Error::source) is its [`ErrorKind`], which is
+/// not generic: after `?` has boxed the error (into `anyhow::Error`, a
+/// `Box<dyn Error>`), [`ErrorKind::of`] still finds it.
+impl<T> core::error::Error for SubmitError<T> {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        Some(self.kind().as_error())
+    }
+}
 
 /// A rejected closure, as a spawn hands it back inside [`SubmitError`]:
 /// [`into_inner`](Rejected::into_inner) gives the closure itself, to run it

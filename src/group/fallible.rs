@@ -6,6 +6,7 @@
 use ::std::vec::Vec;
 use core::fmt;
 
+use crate::error_kind::ErrorKind;
 use crate::join::error::JoinError;
 
 use super::TaskGroup;
@@ -84,11 +85,14 @@ impl<E: fmt::Display> fmt::Display for GroupError<E> {
 /// included), so `?` passes any group's error on. The task's `E` is in the
 /// message, not the [`source`](core::error::Error::source) (which that would
 /// need `E: Error`); [`into_failed`](GroupError::into_failed) gives it back.
+/// A panic or a cancel reports its [`ErrorKind`] as the source (the panic's
+/// message is in this error's own), so [`ErrorKind::of`] finds it after `?`.
 impl<E: fmt::Debug + fmt::Display> core::error::Error for GroupError<E> {
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         match self {
-            GroupError::Panicked(e) => Some(e),
-            GroupError::Failed(_) | GroupError::Cancelled => None,
+            GroupError::Panicked(e) => core::error::Error::source(e),
+            GroupError::Cancelled => Some(ErrorKind::Cancelled.as_error()),
+            GroupError::Failed(_) => None,
         }
     }
 }

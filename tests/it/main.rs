@@ -16,6 +16,7 @@ mod clear_queue;
 mod clock_budget;
 mod deadline;
 mod errors;
+mod errors_downcast;
 mod expiry;
 mod group;
 mod group_async;
