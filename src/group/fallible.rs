@@ -97,7 +97,7 @@ impl<E: fmt::Debug + fmt::Display> core::error::Error for GroupError<E> {
     }
 }
 
-impl<U: Send + 'static, E: Send + 'static> TaskGroup<Result<U, E>> {
+impl<U: Send + 'static, E: Send + 'static, K> TaskGroup<Result<U, E>, K> {
     /// Makes the first task that returns `Err` or panics cancel the group,
     /// as [`abort_all`](TaskGroup::abort_all) does: the worker that sees the
     /// failure cancels before it hands the result on, so no task of the group

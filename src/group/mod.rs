@@ -72,6 +72,7 @@
 mod faces;
 mod fallible;
 mod join;
+mod keyed;
 mod shared;
 mod spawn_async;
 mod target;
@@ -104,8 +105,12 @@ pub(crate) use target::Target;
 /// - **Spawn** with [`spawn`](Self::spawn) (blocks while the pool is
 ///   saturated, as the pool's `spawn`), [`try_spawn`](Self::try_spawn),
 ///   [`spawn_timeout`](Self::spawn_timeout) or [`spawn_async`](Self::spawn_async);
-///   each returns the task's [`TaskId`], and a closure the pool refused comes
-///   back in the error, the group unchanged.
+///   each returns the task's [`TaskId`] (its [`ordinal`](TaskId::ordinal)
+///   says which spawn it was), and a closure the pool refused comes back in
+///   the error, the group unchanged.
+/// - **Keys**: a group made [`keyed`](Self::keyed) takes a key of yours with
+///   each task ([`spawn_keyed`](Self::spawn_keyed)) and gives it back with the
+///   task's result, panic or cancel ([`join_next_keyed`](Self::join_next_keyed)).
 /// - **Join** in completion order with [`join_next`](Self::join_next) and its
 ///   variants, or all at once, in spawn order, with [`join_all`](Self::join_all)
 ///   (it never panics: a panic is that task's [`JoinError`](crate::JoinError)).
@@ -145,12 +150,14 @@ pub(crate) use target::Target;
 /// }
 /// assert_eq!(total, 385);
 /// ```
-pub struct TaskGroup<T> {
+pub struct TaskGroup<T, K = ()> {
     target: ::std::boxed::Box<dyn Target>,
     shared: Arc<Shared<T>>,
     /// Completions moved out of the shared queue, not handed out yet.
     taken: VecDeque<Arc<Entry<T>>>,
-    registry: Registry<T>,
+    registry: Registry<T, K>,
+    /// The ordinal of the next task the group takes: how many it took
+    /// before (a refused or withdrawn spawn gives its number back).
     next_id: u64,
     /// The cancel generation new tasks are spawned in.
     generation: usize,
@@ -160,14 +167,16 @@ pub struct TaskGroup<T> {
     fails: Option<fn(&T) -> bool>,
 }
 
-/// The tasks of a group not yet joined, by their entries' keys.
-struct Registry<T> {
-    entries: Vec<Option<Arc<Entry<T>>>>,
+/// The tasks of a group not yet joined, by their entries' keys (their
+/// places here), each with the caller's key `K` (`()` unless the group is
+/// [`keyed`](TaskGroup::keyed)).
+struct Registry<T, K> {
+    entries: Vec<Option<(Arc<Entry<T>>, K)>>,
     free: Vec<usize>,
     len: usize,
 }
 
-impl<T> Registry<T> {
+impl<T, K> Registry<T, K> {
     fn new() -> Self {
         Registry {
             entries: Vec::new(),
@@ -189,25 +198,26 @@ impl<T> Registry<T> {
         self.free.push(key);
     }
 
-    fn insert(&mut self, entry: Arc<Entry<T>>) {
+    fn insert(&mut self, entry: Arc<Entry<T>>, label: K) {
         let key = entry.key;
-        self.entries[key] = Some(entry);
+        self.entries[key] = Some((entry, label));
         self.len += 1;
     }
 
-    fn remove(&mut self, key: usize) {
-        if self.entries[key].take().is_some() {
-            self.len -= 1;
-            self.free.push(key);
-        }
+    /// Takes the entry at `key` out, and hands back the caller's key.
+    fn remove(&mut self, key: usize) -> Option<K> {
+        let (_, label) = self.entries[key].take()?;
+        self.len -= 1;
+        self.free.push(key);
+        Some(label)
     }
 
     fn iter(&self) -> impl Iterator<Item = &Arc<Entry<T>>> {
-        self.entries.iter().flatten()
+        self.entries.iter().flatten().map(|(entry, _)| entry)
     }
 }
 
-impl<T> TaskGroup<T> {
+impl<T, K> TaskGroup<T, K> {
     pub(crate) fn new(target: ::std::boxed::Box<dyn Target>) -> Self {
         TaskGroup {
             target,
@@ -369,26 +379,23 @@ impl<T> TaskGroup<T> {
         (entry, task)
     }
 
-    /// A counted entry joins the registry; spawned into a cancelled
-    /// generation, it is swept at once.
-    fn register(&mut self, entry: Arc<Entry<T>>) -> TaskId {
+    /// A counted entry joins the registry with the caller's key; spawned
+    /// into a cancelled generation, it is swept at once.
+    fn register(&mut self, entry: Arc<Entry<T>>, label: K) -> TaskId {
         let id = entry.id;
         if self.shared.is_cancelled(self.generation) {
             self.shared.sweep(core::iter::once(&entry));
         }
-        self.registry.insert(entry);
+        self.registry.insert(entry, label);
         id
     }
 
-    /// An async spawn's entry joins the group, or not (see `Shared::adopt`).
-    fn adopt(&mut self, entry: Arc<Entry<T>>, resolved: bool) -> TaskId {
-        let id = entry.id;
-        if self.shared.adopt(&entry, resolved) {
-            self.register(entry);
-        } else {
-            self.registry.release(entry.key);
-        }
-        id
+    /// The group did not take the entry `prepare` just made (refused, or
+    /// withdrawn): its ordinal goes to the next task. (Nothing was prepared
+    /// since: a spawn, and an async spawn's future, hold the group.)
+    fn give_back_ordinal(&mut self, entry: &Entry<T>) {
+        debug_assert_eq!(entry.id.0 + 1, self.next_id);
+        self.next_id = entry.id.0;
     }
 
     /// A refused task's closure, back out of it; the group is as before.
@@ -405,10 +412,25 @@ impl<T> TaskGroup<T> {
         // dropping, queues nothing.
         entry.cancel();
         self.registry.release(entry.key);
+        self.give_back_ordinal(entry);
         rejected.map(|task| match task.downcast::<GroupJob<F, T>>() {
             Ok(job) => Rejected::new(job.into_closure()),
             Err(_) => unreachable!("antpool: a rejected group task came back as another task"),
         })
+    }
+}
+
+impl<T> TaskGroup<T> {
+    /// An async spawn's entry joins the group, or not (see `Shared::adopt`).
+    fn adopt(&mut self, entry: Arc<Entry<T>>, resolved: bool) -> TaskId {
+        let id = entry.id;
+        if self.shared.adopt(&entry, resolved) {
+            self.register(entry, ());
+        } else {
+            self.registry.release(entry.key);
+            self.give_back_ordinal(&entry);
+        }
+        id
     }
 }
 
@@ -511,7 +533,7 @@ impl<T: Send + 'static> TaskGroup<T> {
     {
         let (entry, task) = self.prepare(f, true);
         match self.target.submit(task, mode, priority) {
-            Ok(()) => Ok(self.register(entry)),
+            Ok(()) => Ok(self.register(entry, ())),
             Err(rejected) => Err(self.hand_back(rejected, &entry)),
         }
     }
@@ -571,7 +593,7 @@ impl<T: Send + 'static> TaskGroup<T> {
     }
 }
 
-impl<T> Drop for TaskGroup<T> {
+impl<T, K> Drop for TaskGroup<T, K> {
     /// Aborts the tasks that have not begun (they never run) and forgets the
     /// rest (they finish; their results are dropped), as
     /// [`abort_all`](Self::abort_all) and then [`detach_all`](Self::detach_all)
@@ -584,7 +606,7 @@ impl<T> Drop for TaskGroup<T> {
     }
 }
 
-impl<T> fmt::Debug for TaskGroup<T> {
+impl<T, K> fmt::Debug for TaskGroup<T, K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TaskGroup")
             .field("len", &self.registry.len)

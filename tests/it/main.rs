@@ -20,6 +20,7 @@ mod errors_downcast;
 mod expiry;
 mod group;
 mod group_async;
+mod group_keys;
 mod hooks;
 mod isr;
 mod lifecycle;
