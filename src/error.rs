@@ -39,6 +39,34 @@ use crate::error_kind::ErrorKind;
 /// More reasons may come, so a `match` needs a wildcard arm;
 /// [`into_inner`](SubmitError::into_inner) gives the task back whatever the
 /// reason.
+///
+/// After `?`, nothing can name `T` to downcast to when it holds a closure
+/// (a closure's type has no name), so the error reports its
+/// [`kind`](SubmitError::kind) as its [`source`](core::error::Error::source):
+/// [`ErrorKind::of`] tells a service what to answer — a refusal is 503,
+/// `Retry-After` for `Overload` (the table is on [`ErrorKind`]). Take the
+/// task back before the `?` if it is wanted:
+///
+/// ```
+/// use antpool::{ErrorKind, Pool};
+/// fn handle(pool: &Pool, req: u64) -> anyhow::Result<u64> {
+///     let handle = match pool.spawn(move || req + 1) {
+///         Ok(handle) => handle,
+///         Err(err) if err.is_overload() => return Ok(err.into_closure()()), // run it here
+///         Err(err) => return Err(err.into()),
+///     };
+///     Ok(handle.join()?)
+/// }
+/// let pool = Pool::new(1).unwrap();
+/// assert_eq!(handle(&pool, 1).unwrap(), 2);
+/// pool.release();
+/// let err = handle(&pool, 1).unwrap_err();
+/// let status = match ErrorKind::of(err.as_ref()) {
+///     Some(ErrorKind::Panicked) | None => 500,
+///     Some(_) => 503,
+/// };
+/// assert_eq!(status, 503);
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SubmitError<T> {

@@ -16,7 +16,9 @@
 //! queues the entry**: the worker after it delivered, the reply's drop
 //! (`Holder::filled_on_drop`), the sweep. So every task comes out of the
 //! queue once: its value, its panic, or `Cancelled`; and `len` (the registry)
-//! counts the tasks not yet joined. A rejected spawn's task is ours again: its
+//! counts the tasks not yet joined (a keyed group's keys sit beside the
+//! entries there, and come out with their completions: `registry.rs`,
+//! `keyed.rs`). A rejected spawn's task is ours again: its
 //! entry is cancelled first, so its reply, dropping, queues nothing. The
 //! engine needs no change: a group task is a spawned task whose slot's holder
 //! is its entry, run, queued, cleared, drained or dropped as any other.
@@ -73,6 +75,7 @@ mod faces;
 mod fallible;
 mod join;
 mod keyed;
+mod registry;
 mod shared;
 mod spawn_async;
 mod target;
@@ -82,7 +85,6 @@ pub use with_priority::PrioritizedGroup;
 
 use ::std::collections::VecDeque;
 use ::std::sync::Arc;
-use ::std::vec::Vec;
 use core::fmt;
 use core::time::Duration;
 
@@ -93,6 +95,7 @@ use crate::task::SmallTask;
 
 pub use fallible::GroupError;
 pub use join::{JoinNext, TimedOut};
+use registry::Registry;
 pub use shared::{CancelToken, TaskId};
 use shared::{Entry, GroupJob, Shared};
 pub use spawn_async::GroupSpawnAsync;
@@ -165,56 +168,6 @@ pub struct TaskGroup<T, K = ()> {
     swept: bool,
     /// `cancel_on_error`: which values are failures.
     fails: Option<fn(&T) -> bool>,
-}
-
-/// The tasks of a group not yet joined, by their entries' keys (their
-/// places here), each with the caller's key `K` (`()` unless the group is
-/// [`keyed`](TaskGroup::keyed)).
-struct Registry<T, K> {
-    entries: Vec<Option<(Arc<Entry<T>>, K)>>,
-    free: Vec<usize>,
-    len: usize,
-}
-
-impl<T, K> Registry<T, K> {
-    fn new() -> Self {
-        Registry {
-            entries: Vec::new(),
-            free: Vec::new(),
-            len: 0,
-        }
-    }
-
-    /// A key for an entry about to be made.
-    fn reserve(&mut self) -> usize {
-        self.free.pop().unwrap_or_else(|| {
-            self.entries.push(None);
-            self.entries.len() - 1
-        })
-    }
-
-    /// A reserved key whose entry never joined.
-    fn release(&mut self, key: usize) {
-        self.free.push(key);
-    }
-
-    fn insert(&mut self, entry: Arc<Entry<T>>, label: K) {
-        let key = entry.key;
-        self.entries[key] = Some((entry, label));
-        self.len += 1;
-    }
-
-    /// Takes the entry at `key` out, and hands back the caller's key.
-    fn remove(&mut self, key: usize) -> Option<K> {
-        let (_, label) = self.entries[key].take()?;
-        self.len -= 1;
-        self.free.push(key);
-        Some(label)
-    }
-
-    fn iter(&self) -> impl Iterator<Item = &Arc<Entry<T>>> {
-        self.entries.iter().flatten().map(|(entry, _)| entry)
-    }
 }
 
 impl<T, K> TaskGroup<T, K> {

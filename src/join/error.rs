@@ -32,6 +32,11 @@ use crate::error_kind::ErrorKind;
 /// }
 /// assert_eq!(total().unwrap(), 42);
 /// ```
+///
+/// Its [`source`](core::error::Error::source) is its
+/// [`kind`](JoinError::kind), `Panicked` or `Cancelled`: a service that
+/// maps errors to statuses by [`ErrorKind::of`] (500 for a panic; see
+/// [`ErrorKind`]) needs no downcast to `JoinError` itself.
 pub struct JoinError {
     kind: Kind,
 }
