@@ -79,6 +79,20 @@ use core::fmt;
 /// assert_eq!(ErrorKind::of(&*err), Some(ErrorKind::Closed));
 /// ```
 ///
+/// An `ErrorKind` is an error itself: to drop the closure and keep only the
+/// kind, so that a plain `downcast_ref::<ErrorKind>()` (or anyhow's
+/// `downcast`) finds it at the top, map before the `?`:
+///
+/// ```
+/// use antpool::ErrorKind;
+/// fn run(pool: &antpool::Pool) -> anyhow::Result<u8> {
+///     Ok(pool.spawn(|| 1).map_err(|e| e.kind())?.join().map_err(|e| e.kind())?)
+/// }
+/// let pool = antpool::Pool::new(1).unwrap();
+/// pool.release();
+/// assert_eq!(run(&pool).unwrap_err().downcast::<ErrorKind>().unwrap(), ErrorKind::Closed);
+/// ```
+///
 /// More kinds may come, so a `match` needs a wildcard arm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]

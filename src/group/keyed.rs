@@ -23,7 +23,11 @@ impl<T> TaskGroup<T> {
     /// back with its result — a panic or a cancel included. Everything else
     /// (the other joins, [`abort_all`](TaskGroup::abort_all),
     /// [`cancel_on_error`](TaskGroup::cancel_on_error), a
-    /// [`cancel_token`](TaskGroup::cancel_token) taken before) is as it was.
+    /// [`cancel_token`](TaskGroup::cancel_token) taken before, the
+    /// [`TaskId`] count) is as it was; the joins without a key drop it. A
+    /// keyed group spawns only with `spawn_keyed`, which waits for room as
+    /// [`spawn`](TaskGroup::spawn) does (the pool's options say whether it
+    /// may wait).
     ///
     /// # Panics
     ///

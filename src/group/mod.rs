@@ -139,7 +139,8 @@ pub(crate) use target::Target;
 /// deadlock a full pool (every worker waiting for a worker), as nested
 /// `submit` can.
 ///
-/// `Send` (and `Sync`) when `T` is `Send`; not `Clone`.
+/// `Send` (and `Sync`) when `T` is `Send` (and a keyed group's `K` is `Send`
+/// (and `Sync`)); not `Clone`.
 ///
 /// ```
 /// let pool = antpool::Pool::new(4).unwrap();
