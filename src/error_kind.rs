@@ -19,7 +19,9 @@ use core::fmt;
 /// [`SubmitError`](crate::SubmitError::kind),
 /// [`JoinError`](crate::JoinError::kind),
 /// [`SpawnError`](crate::SpawnError::kind) — and reports its kind as its
-/// [`source`](core::error::Error::source). That is what survives `?`: once
+/// [`source`](core::error::Error::source), as a
+/// [`GroupError`](crate::GroupError)'s panic or cancel does (a task's own
+/// `Err` is not the pool's: it has no kind). That is what survives `?`: once
 /// `pool.spawn(f)?` has put a `SubmitError<Rejected<F>>` into an
 /// `anyhow::Error` or a `Box<dyn Error + Send + Sync>`, nothing can name `F`
 /// to downcast to it, but [`ErrorKind::of`] (or
