@@ -1,7 +1,12 @@
 //! The errors: [`SubmitError`] hands the task back, [`BuildError`] names the bad
-//! option, [`ReleaseError`] says why a release did not finish.
+//! option, [`ReleaseError`] says why a release did not finish, and
+//! [`ErrorKind`] names what became of a task in one type that is not generic
+//! (every task error's [`source`](core::error::Error::source), so it is still
+//! found after `?` has boxed the error).
 
 use core::fmt;
+
+use crate::error_kind::ErrorKind;
 
 /// A task the pool did not take, handed back to the caller inside the error.
 ///
@@ -34,6 +39,34 @@ use core::fmt;
 /// More reasons may come, so a `match` needs a wildcard arm;
 /// [`into_inner`](SubmitError::into_inner) gives the task back whatever the
 /// reason.
+///
+/// After `?`, nothing can name `T` to downcast to when it holds a closure
+/// (a closure's type has no name), so the error reports its
+/// [`kind`](SubmitError::kind) as its [`source`](core::error::Error::source):
+/// [`ErrorKind::of`] tells a service what to answer — a refusal is 503,
+/// `Retry-After` for `Overload` (the table is on [`ErrorKind`]). Take the
+/// task back before the `?` if it is wanted:
+///
+/// ```
+/// use antpool::{ErrorKind, Pool};
+/// fn handle(pool: &Pool, req: u64) -> anyhow::Result<u64> {
+///     let handle = match pool.spawn(move || req + 1) {
+///         Ok(handle) => handle,
+///         Err(err) if err.is_overload() => return Ok(err.into_closure()()), // run it here
+///         Err(err) => return Err(err.into()),
+///     };
+///     Ok(handle.join()?)
+/// }
+/// let pool = Pool::new(1).unwrap();
+/// assert_eq!(handle(&pool, 1).unwrap(), 2);
+/// pool.release();
+/// let err = handle(&pool, 1).unwrap_err();
+/// let status = match ErrorKind::of(err.as_ref()) {
+///     Some(ErrorKind::Panicked) | None => 500,
+///     Some(_) => 503,
+/// };
+/// assert_eq!(status, 503);
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SubmitError<T> {
@@ -106,6 +139,25 @@ impl<T> SubmitError<T> {
         matches!(self, SubmitError::Timeout(_))
     }
 
+    /// The reason, without the task: an [`ErrorKind`] (`Overload`, `Closed`,
+    /// `SpawnFailed` or `Timeout`), which is not generic and can be kept,
+    /// compared, or matched after the task was taken back.
+    ///
+    /// ```
+    /// use antpool::{ErrorKind, SubmitError};
+    /// let err = SubmitError::Timeout("task");
+    /// assert_eq!(err.kind(), ErrorKind::Timeout);
+    /// ```
+    #[must_use]
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            SubmitError::Overload(_) => ErrorKind::Overload,
+            SubmitError::Closed(_) => ErrorKind::Closed,
+            SubmitError::SpawnFailed(_) => ErrorKind::SpawnFailed,
+            SubmitError::Timeout(_) => ErrorKind::Timeout,
+        }
+    }
+
     /// The same error around a different task (for example the closure a boxed
     /// task was made from).
     ///
@@ -175,7 +227,14 @@ impl<T> fmt::Display for SubmitError<T> {
     }
 }
 
-impl<T> core::error::Error for SubmitError<T> {}
+/// Its [`source`](core::error::Error::source) is its [`ErrorKind`], which is
+/// not generic: after `?` has boxed the error (into `anyhow::Error`, a
+/// `Box<dyn Error>`), [`ErrorKind::of`] still finds it.
+impl<T> core::error::Error for SubmitError<T> {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        Some(self.kind().as_error())
+    }
+}
 
 /// A rejected closure, as a spawn hands it back inside [`SubmitError`]:
 /// [`into_inner`](Rejected::into_inner) gives the closure itself, to run it

@@ -181,6 +181,7 @@ mod closures;
 mod deadline;
 mod engine;
 mod error;
+mod error_kind;
 mod exec;
 #[cfg(feature = "std")]
 mod global;
@@ -225,6 +226,7 @@ mod trace;
 pub mod metrics;
 
 pub use error::{BuildError, Rejected, ReleaseError, SubmitError};
+pub use error_kind::ErrorKind;
 pub use exec::WorkFn;
 pub use oneshot::{Oneshot, Recv};
 pub use options::{DEFAULT_EXPIRY, MAX_CAPACITY, Options};

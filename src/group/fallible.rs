@@ -6,6 +6,7 @@
 use ::std::vec::Vec;
 use core::fmt;
 
+use crate::error_kind::ErrorKind;
 use crate::join::error::JoinError;
 
 use super::TaskGroup;
@@ -84,16 +85,19 @@ impl<E: fmt::Display> fmt::Display for GroupError<E> {
 /// included), so `?` passes any group's error on. The task's `E` is in the
 /// message, not the [`source`](core::error::Error::source) (which that would
 /// need `E: Error`); [`into_failed`](GroupError::into_failed) gives it back.
+/// A panic or a cancel reports its [`ErrorKind`] as the source (the panic's
+/// message is in this error's own), so [`ErrorKind::of`] finds it after `?`.
 impl<E: fmt::Debug + fmt::Display> core::error::Error for GroupError<E> {
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         match self {
-            GroupError::Panicked(e) => Some(e),
-            GroupError::Failed(_) | GroupError::Cancelled => None,
+            GroupError::Panicked(e) => core::error::Error::source(e),
+            GroupError::Cancelled => Some(ErrorKind::Cancelled.as_error()),
+            GroupError::Failed(_) => None,
         }
     }
 }
 
-impl<U: Send + 'static, E: Send + 'static> TaskGroup<Result<U, E>> {
+impl<U: Send + 'static, E: Send + 'static, K> TaskGroup<Result<U, E>, K> {
     /// Makes the first task that returns `Err` or panics cancel the group,
     /// as [`abort_all`](TaskGroup::abort_all) does: the worker that sees the
     /// failure cancels before it hands the result on, so no task of the group

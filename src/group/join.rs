@@ -40,18 +40,24 @@ impl fmt::Display for TimedOut {
 
 impl core::error::Error for TimedOut {}
 
-/// A task's id and result, as the group hands them out.
-type Completion<T> = (TaskId, Result<T, JoinError>);
+/// A task's id, key and result, as the group hands them out.
+pub(super) type Completion<T, K> = (TaskId, K, Result<T, JoinError>);
 
-impl<T> TaskGroup<T> {
-    /// A queued completion, out of the group.
-    fn take(&mut self, entry: Arc<Entry<T>>) -> Completion<T> {
-        self.registry.remove(entry.key);
-        (entry.id, entry.take_result())
+impl<T, K> TaskGroup<T, K> {
+    /// A queued completion, out of the group (with the key it was spawned
+    /// with: every queued entry is in the registry until taken here).
+    fn take(&mut self, entry: Arc<Entry<T>>) -> Completion<T, K> {
+        let Some(key) = self.registry.remove(entry.key) else {
+            unreachable!("antpool: a group's completion came out twice")
+        };
+        (entry.id, key, entry.take_result())
     }
 
     /// The next completion, waiting until `until` (`None`: for good).
-    fn next_until(&mut self, until: Option<Instant>) -> Result<Option<Completion<T>>, TimedOut> {
+    pub(super) fn next_until(
+        &mut self,
+        until: Option<Instant>,
+    ) -> Result<Option<Completion<T, K>>, TimedOut> {
         loop {
             if let Some(entry) = self.taken.pop_front() {
                 return Ok(Some(self.take(entry)));
@@ -110,7 +116,7 @@ impl<T> TaskGroup<T> {
     /// ```
     pub fn join_next_with_id(&mut self) -> Option<(TaskId, Result<T, JoinError>)> {
         match self.next_until(None) {
-            Ok(next) => next,
+            Ok(next) => next.map(|(id, _, result)| (id, result)),
             Err(TimedOut) => unreachable!("antpool: a wait without a deadline timed out"),
         }
     }
@@ -132,7 +138,7 @@ impl<T> TaskGroup<T> {
             self.shared.try_take(&mut self.taken);
         }
         let entry = self.taken.pop_front()?;
-        Some(self.take(entry).1)
+        Some(self.take(entry).2)
     }
 
     /// [`join_next`](Self::join_next), waiting at most `timeout`.
@@ -156,7 +162,7 @@ impl<T> TaskGroup<T> {
         timeout: Duration,
     ) -> Result<Option<Result<T, JoinError>>, TimedOut> {
         let until = Instant::now().checked_add(timeout);
-        Ok(self.next_until(until)?.map(|(_, result)| result))
+        Ok(self.next_until(until)?.map(|(_, _, result)| result))
     }
 
     /// [`join_next`](Self::join_next) for async code: a future that waits
@@ -178,7 +184,7 @@ impl<T> TaskGroup<T> {
     /// });
     /// assert_eq!(sum, 3);
     /// ```
-    pub fn join_next_async(&mut self) -> JoinNext<'_, T> {
+    pub fn join_next_async(&mut self) -> JoinNext<'_, T, K> {
         JoinNext { group: self }
     }
 
@@ -228,18 +234,18 @@ impl<T> TaskGroup<T> {
 /// });
 /// ```
 #[must_use = "a future does nothing unless polled"]
-pub struct JoinNext<'a, T> {
-    group: &'a mut TaskGroup<T>,
+pub struct JoinNext<'a, T, K = ()> {
+    group: &'a mut TaskGroup<T, K>,
 }
 
-impl<T> Future for JoinNext<'_, T> {
+impl<T, K> Future for JoinNext<'_, T, K> {
     type Output = Option<Result<T, JoinError>>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let group = &mut *self.get_mut().group;
         loop {
             if let Some(entry) = group.taken.pop_front() {
-                return Poll::Ready(Some(group.take(entry).1));
+                return Poll::Ready(Some(group.take(entry).2));
             }
             group.sweep_if_cancelled();
             if group.registry.len == 0 {
@@ -258,13 +264,13 @@ impl<T> Future for JoinNext<'_, T> {
     }
 }
 
-impl<T> Drop for JoinNext<'_, T> {
+impl<T, K> Drop for JoinNext<'_, T, K> {
     fn drop(&mut self) {
         self.group.shared.clear_waker();
     }
 }
 
-impl<T> fmt::Debug for JoinNext<'_, T> {
+impl<T, K> fmt::Debug for JoinNext<'_, T, K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("JoinNext")
             .field("group", &self.group)

@@ -16,7 +16,9 @@
 //! queues the entry**: the worker after it delivered, the reply's drop
 //! (`Holder::filled_on_drop`), the sweep. So every task comes out of the
 //! queue once: its value, its panic, or `Cancelled`; and `len` (the registry)
-//! counts the tasks not yet joined. A rejected spawn's task is ours again: its
+//! counts the tasks not yet joined (a keyed group's keys sit beside the
+//! entries there, and come out with their completions: `registry.rs`,
+//! `keyed.rs`). A rejected spawn's task is ours again: its
 //! entry is cancelled first, so its reply, dropping, queues nothing. The
 //! engine needs no change: a group task is a spawned task whose slot's holder
 //! is its entry, run, queued, cleared, drained or dropped as any other.
@@ -72,6 +74,8 @@
 mod faces;
 mod fallible;
 mod join;
+mod keyed;
+mod registry;
 mod shared;
 mod spawn_async;
 mod target;
@@ -81,7 +85,6 @@ pub use with_priority::PrioritizedGroup;
 
 use ::std::collections::VecDeque;
 use ::std::sync::Arc;
-use ::std::vec::Vec;
 use core::fmt;
 use core::time::Duration;
 
@@ -92,6 +95,7 @@ use crate::task::SmallTask;
 
 pub use fallible::GroupError;
 pub use join::{JoinNext, TimedOut};
+use registry::Registry;
 pub use shared::{CancelToken, TaskId};
 use shared::{Entry, GroupJob, Shared};
 pub use spawn_async::GroupSpawnAsync;
@@ -104,8 +108,12 @@ pub(crate) use target::Target;
 /// - **Spawn** with [`spawn`](Self::spawn) (blocks while the pool is
 ///   saturated, as the pool's `spawn`), [`try_spawn`](Self::try_spawn),
 ///   [`spawn_timeout`](Self::spawn_timeout) or [`spawn_async`](Self::spawn_async);
-///   each returns the task's [`TaskId`], and a closure the pool refused comes
-///   back in the error, the group unchanged.
+///   each returns the task's [`TaskId`] (its [`ordinal`](TaskId::ordinal)
+///   says which spawn it was), and a closure the pool refused comes back in
+///   the error, the group unchanged.
+/// - **Keys**: a group made [`keyed`](Self::keyed) takes a key of yours with
+///   each task ([`spawn_keyed`](Self::spawn_keyed)) and gives it back with the
+///   task's result, panic or cancel ([`join_next_keyed`](Self::join_next_keyed)).
 /// - **Join** in completion order with [`join_next`](Self::join_next) and its
 ///   variants, or all at once, in spawn order, with [`join_all`](Self::join_all)
 ///   (it never panics: a panic is that task's [`JoinError`](crate::JoinError)).
@@ -131,7 +139,8 @@ pub(crate) use target::Target;
 /// deadlock a full pool (every worker waiting for a worker), as nested
 /// `submit` can.
 ///
-/// `Send` (and `Sync`) when `T` is `Send`; not `Clone`.
+/// `Send` (and `Sync`) when `T` is `Send` (and a keyed group's `K` is `Send`
+/// (and `Sync`)); not `Clone`.
 ///
 /// ```
 /// let pool = antpool::Pool::new(4).unwrap();
@@ -145,12 +154,14 @@ pub(crate) use target::Target;
 /// }
 /// assert_eq!(total, 385);
 /// ```
-pub struct TaskGroup<T> {
+pub struct TaskGroup<T, K = ()> {
     target: ::std::boxed::Box<dyn Target>,
     shared: Arc<Shared<T>>,
     /// Completions moved out of the shared queue, not handed out yet.
     taken: VecDeque<Arc<Entry<T>>>,
-    registry: Registry<T>,
+    registry: Registry<T, K>,
+    /// The ordinal of the next task the group takes: how many it took
+    /// before (a refused or withdrawn spawn gives its number back).
     next_id: u64,
     /// The cancel generation new tasks are spawned in.
     generation: usize,
@@ -160,54 +171,7 @@ pub struct TaskGroup<T> {
     fails: Option<fn(&T) -> bool>,
 }
 
-/// The tasks of a group not yet joined, by their entries' keys.
-struct Registry<T> {
-    entries: Vec<Option<Arc<Entry<T>>>>,
-    free: Vec<usize>,
-    len: usize,
-}
-
-impl<T> Registry<T> {
-    fn new() -> Self {
-        Registry {
-            entries: Vec::new(),
-            free: Vec::new(),
-            len: 0,
-        }
-    }
-
-    /// A key for an entry about to be made.
-    fn reserve(&mut self) -> usize {
-        self.free.pop().unwrap_or_else(|| {
-            self.entries.push(None);
-            self.entries.len() - 1
-        })
-    }
-
-    /// A reserved key whose entry never joined.
-    fn release(&mut self, key: usize) {
-        self.free.push(key);
-    }
-
-    fn insert(&mut self, entry: Arc<Entry<T>>) {
-        let key = entry.key;
-        self.entries[key] = Some(entry);
-        self.len += 1;
-    }
-
-    fn remove(&mut self, key: usize) {
-        if self.entries[key].take().is_some() {
-            self.len -= 1;
-            self.free.push(key);
-        }
-    }
-
-    fn iter(&self) -> impl Iterator<Item = &Arc<Entry<T>>> {
-        self.entries.iter().flatten()
-    }
-}
-
-impl<T> TaskGroup<T> {
+impl<T, K> TaskGroup<T, K> {
     pub(crate) fn new(target: ::std::boxed::Box<dyn Target>) -> Self {
         TaskGroup {
             target,
@@ -369,26 +333,23 @@ impl<T> TaskGroup<T> {
         (entry, task)
     }
 
-    /// A counted entry joins the registry; spawned into a cancelled
-    /// generation, it is swept at once.
-    fn register(&mut self, entry: Arc<Entry<T>>) -> TaskId {
+    /// A counted entry joins the registry with the caller's key; spawned
+    /// into a cancelled generation, it is swept at once.
+    fn register(&mut self, entry: Arc<Entry<T>>, label: K) -> TaskId {
         let id = entry.id;
         if self.shared.is_cancelled(self.generation) {
             self.shared.sweep(core::iter::once(&entry));
         }
-        self.registry.insert(entry);
+        self.registry.insert(entry, label);
         id
     }
 
-    /// An async spawn's entry joins the group, or not (see `Shared::adopt`).
-    fn adopt(&mut self, entry: Arc<Entry<T>>, resolved: bool) -> TaskId {
-        let id = entry.id;
-        if self.shared.adopt(&entry, resolved) {
-            self.register(entry);
-        } else {
-            self.registry.release(entry.key);
-        }
-        id
+    /// The group did not take the entry `prepare` just made (refused, or
+    /// withdrawn): its ordinal goes to the next task. (Nothing was prepared
+    /// since: a spawn, and an async spawn's future, hold the group.)
+    fn give_back_ordinal(&mut self, entry: &Entry<T>) {
+        debug_assert_eq!(entry.id.0 + 1, self.next_id);
+        self.next_id = entry.id.0;
     }
 
     /// A refused task's closure, back out of it; the group is as before.
@@ -405,10 +366,25 @@ impl<T> TaskGroup<T> {
         // dropping, queues nothing.
         entry.cancel();
         self.registry.release(entry.key);
+        self.give_back_ordinal(entry);
         rejected.map(|task| match task.downcast::<GroupJob<F, T>>() {
             Ok(job) => Rejected::new(job.into_closure()),
             Err(_) => unreachable!("antpool: a rejected group task came back as another task"),
         })
+    }
+}
+
+impl<T> TaskGroup<T> {
+    /// An async spawn's entry joins the group, or not (see `Shared::adopt`).
+    fn adopt(&mut self, entry: Arc<Entry<T>>, resolved: bool) -> TaskId {
+        let id = entry.id;
+        if self.shared.adopt(&entry, resolved) {
+            self.register(entry, ());
+        } else {
+            self.registry.release(entry.key);
+            self.give_back_ordinal(&entry);
+        }
+        id
     }
 }
 
@@ -511,7 +487,7 @@ impl<T: Send + 'static> TaskGroup<T> {
     {
         let (entry, task) = self.prepare(f, true);
         match self.target.submit(task, mode, priority) {
-            Ok(()) => Ok(self.register(entry)),
+            Ok(()) => Ok(self.register(entry, ())),
             Err(rejected) => Err(self.hand_back(rejected, &entry)),
         }
     }
@@ -571,7 +547,7 @@ impl<T: Send + 'static> TaskGroup<T> {
     }
 }
 
-impl<T> Drop for TaskGroup<T> {
+impl<T, K> Drop for TaskGroup<T, K> {
     /// Aborts the tasks that have not begun (they never run) and forgets the
     /// rest (they finish; their results are dropped), as
     /// [`abort_all`](Self::abort_all) and then [`detach_all`](Self::detach_all)
@@ -584,7 +560,7 @@ impl<T> Drop for TaskGroup<T> {
     }
 }
 
-impl<T> fmt::Debug for TaskGroup<T> {
+impl<T, K> fmt::Debug for TaskGroup<T, K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TaskGroup")
             .field("len", &self.registry.len)

@@ -44,6 +44,34 @@ use crate::task::{Runnable, Task};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TaskId(pub(super) u64);
 
+impl TaskId {
+    /// Which task of its group this is, in spawn order: the group's first
+    /// task is 0, the next 1, and so on — so a group fed from a slice gives
+    /// each result's index back. Only tasks the group took count: a spawn
+    /// the pool refused, or an async spawn dropped before the pool took its
+    /// task, takes no number. The count runs for the group's whole life
+    /// (joins, [`abort_all`](super::TaskGroup::abort_all) and
+    /// [`detach_all`](super::TaskGroup::detach_all) never restart it), so an
+    /// id is never used twice in one group; each new group starts at 0.
+    ///
+    /// ```
+    /// let pool = antpool::Pool::new(2).unwrap();
+    /// let words = ["ant", "pool", "group"];
+    /// let mut group = pool.group::<usize>();
+    /// for word in words {
+    ///     group.spawn(move || word.len()).unwrap();
+    /// }
+    /// while let Some((id, len)) = group.join_next_with_id() {
+    ///     let index = usize::try_from(id.ordinal()).unwrap();
+    ///     assert_eq!(len.unwrap(), words[index].len());
+    /// }
+    /// ```
+    #[must_use]
+    pub fn ordinal(self) -> u64 {
+        self.0
+    }
+}
+
 /// A task's fate as its group counts it, read and written under the group's
 /// lock: in the group (its completion goes to the queue)...
 const COUNTED: u8 = 0;

@@ -28,6 +28,9 @@ pub(crate) trait Target: Send + Sync + 'static {
     /// The async submit of `task` at `priority`: resolves once the pool took
     /// it (woken by the serve, as `submit_async`'s future is), or refused it.
     fn admit(&self, task: SmallTask, priority: Priority) -> Admission;
+
+    /// The same pool, once more (for a group that changes its type).
+    fn clone_box(&self) -> Box<dyn Target>;
 }
 
 impl<Q: WorkerQueue, C: Clock, S: Spawner> Target for ArcRef<Closures<Q, C, S>> {
@@ -42,5 +45,9 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Target for ArcRef<Closures<Q, C, S>> 
 
     fn admit(&self, task: SmallTask, priority: Priority) -> Admission {
         Box::pin(Admit::new(self.clone(), task, true, priority))
+    }
+
+    fn clone_box(&self) -> Box<dyn Target> {
+        Box::new(self.clone())
     }
 }

@@ -10,6 +10,7 @@ use ::std::boxed::Box;
 use core::fmt;
 
 use crate::error::{Rejected, SubmitError};
+use crate::error_kind::ErrorKind;
 
 /// Why a spawned task produced no value.
 ///
@@ -31,6 +32,11 @@ use crate::error::{Rejected, SubmitError};
 /// }
 /// assert_eq!(total().unwrap(), 42);
 /// ```
+///
+/// Its [`source`](core::error::Error::source) is its
+/// [`kind`](JoinError::kind), `Panicked` or `Cancelled`: a service that
+/// maps errors to statuses by [`ErrorKind::of`] (500 for a panic; see
+/// [`ErrorKind`]) needs no downcast to `JoinError` itself.
 pub struct JoinError {
     kind: Kind,
 }
@@ -120,6 +126,24 @@ impl JoinError {
         matches!(self.kind, Kind::Cancelled)
     }
 
+    /// What became of the task: [`ErrorKind::Panicked`] or
+    /// [`ErrorKind::Cancelled`] (the error's
+    /// [`source`](core::error::Error::source) too, so it is found after `?`).
+    ///
+    /// ```
+    /// use antpool::ErrorKind;
+    /// let pool = antpool::Pool::new(1).unwrap();
+    /// let err = pool.spawn(|| panic!()).unwrap().join().unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::Panicked);
+    /// ```
+    #[must_use]
+    pub fn kind(&self) -> ErrorKind {
+        match self.kind {
+            Kind::Panicked(_) => ErrorKind::Panicked,
+            Kind::Cancelled => ErrorKind::Cancelled,
+        }
+    }
+
     /// The panic payload, as `std::thread::JoinHandle::join` would give it.
     ///
     /// # Panics
@@ -183,7 +207,13 @@ impl fmt::Display for JoinError {
     }
 }
 
-impl core::error::Error for JoinError {}
+/// Its [`source`](core::error::Error::source) is its [`ErrorKind`]: see
+/// [`ErrorKind::of`].
+impl core::error::Error for JoinError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        Some(self.kind().as_error())
+    }
+}
 
 /// Why `spawn_async(f).await` produced no value: the pool refused the closure
 /// ([`Submit`](SpawnError::Submit): it never ran, and comes back inside), or
@@ -248,6 +278,24 @@ impl<F> SpawnError<F> {
     #[must_use]
     pub fn is_cancelled(&self) -> bool {
         matches!(self, SpawnError::Join(e) if e.is_cancelled())
+    }
+
+    /// What became of the task: the refusal's kind (`Overload`, `Closed`,
+    /// `Timeout`, `SpawnFailed`), or `Panicked` or `Cancelled`.
+    ///
+    /// ```
+    /// use antpool::ErrorKind;
+    /// let pool = antpool::Pool::new(1).unwrap();
+    /// pool.release();
+    /// let err = futures_executor::block_on(pool.spawn_async(|| 1)).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::Closed);
+    /// ```
+    #[must_use]
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            SpawnError::Submit(e) => e.kind(),
+            SpawnError::Join(e) => e.kind(),
+        }
     }
 
     /// The refusal, if the pool refused the closure.
@@ -331,4 +379,40 @@ impl<F> fmt::Display for SpawnError<F> {
     }
 }
 
-impl<F> core::error::Error for SpawnError<F> {}
+/// It prints as the error it holds, and its
+/// [`source`](core::error::Error::source) is that error's: its
+/// [`ErrorKind`], which is not generic, so after `?` a service still tells
+/// "closed" (503) from "panicked" (500) with [`ErrorKind::of`]. To keep the
+/// closure, take it back before the `?`:
+///
+/// ```
+/// use antpool::{ErrorKind, Pool};
+///
+/// async fn square(pool: &Pool, n: u64) -> anyhow::Result<u64> {
+///     match pool.spawn_async(move || n * n).await {
+///         Ok(value) => Ok(value),
+///         // Refused: run it here instead.
+///         Err(err) if err.is_rejected() => Ok(err.into_closure().expect("refused")()),
+///         Err(err) => Err(err.into()), // panicked or cancelled
+///     }
+/// }
+///
+/// async fn boom(pool: &Pool) -> anyhow::Result<u64> {
+///     Ok(pool.spawn_async(|| -> u64 { panic!("boom") }).await?)
+/// }
+///
+/// let pool = Pool::new(1).unwrap();
+/// let err = futures_executor::block_on(boom(&pool)).unwrap_err();
+/// assert_eq!(ErrorKind::of(err.as_ref()), Some(ErrorKind::Panicked));
+/// assert_eq!(format!("{err:#}"), "the task panicked: boom: panicked");
+/// pool.release();
+/// assert_eq!(futures_executor::block_on(square(&pool, 7)).unwrap(), 49); // ran here
+/// ```
+impl<F> core::error::Error for SpawnError<F> {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            SpawnError::Submit(e) => core::error::Error::source(e),
+            SpawnError::Join(e) => core::error::Error::source(e),
+        }
+    }
+}
