@@ -94,6 +94,9 @@ fn join_next_gives_results_in_the_order_the_tasks_completed() {
     pool.release_timeout(PATIENCE).unwrap();
 }
 
+/// A task's id and its join, for a group of fallible tasks.
+type Joined = (TaskId, Result<Result<u32, String>, antpool::JoinError>);
+
 /// Spawns `head` (which holds the only worker at `gate` until the caller
 /// passes it twice), then `fail`, then four tasks that count themselves in
 /// `ran`: all queued behind `head`. Lets `head` go, joins everything, and
@@ -103,10 +106,7 @@ fn first_failure_run<'scope>(
     gate: &'scope Barrier,
     ran: &'scope AtomicUsize,
     fail: impl FnOnce() -> Result<u32, String> + Send + 'scope,
-) -> (
-    Vec<(TaskId, Result<Result<u32, String>, antpool::JoinError>)>,
-    bool,
-) {
+) -> (Vec<Joined>, bool) {
     let mut group = s.group::<Result<u32, String>>().cancel_on_error();
     let token = group.cancel_token();
     group
@@ -230,7 +230,11 @@ fn a_panic_nobody_joined_makes_the_scope_panic_once_every_task_has_ended() {
         pool.scope(|s| {
             let mut group = s.group::<()>();
             group.spawn(|| panic!("lost")).unwrap();
-            group.spawn(|| drop(gate.wait())).unwrap();
+            group
+                .spawn(|| {
+                    gate.wait();
+                })
+                .unwrap();
             // One worker: the panic was queued to the group before this ran.
             gate.wait();
         })
