@@ -591,13 +591,15 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     ///
     /// `s.spawn` runs a task on this pool as [`spawn`](Pool::spawn) would (it
     /// blocks while the pool is saturated) and hands back a
-    /// [`ScopedJoinHandle`](crate::ScopedJoinHandle).
+    /// [`ScopedJoinHandle`](crate::ScopedJoinHandle); `s.group()` makes a
+    /// [`ScopedTaskGroup`](crate::ScopedTaskGroup), for tasks joined as they
+    /// complete and cancelled together.
     ///
     /// # Panics
     ///
     /// If `f` panics, once every task has finished, with `f`'s payload; if a
-    /// task panicked and its handle was not joined, once every task has
-    /// finished. Called from one of this pool's own tasks it can deadlock a
+    /// task panicked and no join took its panic (its handle's, or its group's),
+    /// once every task has finished. Called from one of this pool's own tasks it can deadlock a
     /// full pool, as nested `submit` can.
     ///
     /// A task of the scope that is taken out of the pool unrun — by

@@ -55,3 +55,31 @@ fn scope_returns_only_after_its_tasks_are_gone() {
         pool.release_timeout(Duration::MAX).unwrap();
     });
 }
+
+#[test]
+fn a_scoped_groups_tasks_are_gone_before_the_scope_returns() {
+    // Two tasks of a scoped group borrow from the caller, and the group is
+    // dropped at once: each task is aborted before it begins, or runs — and
+    // then the scope waits for it (its ticket) and joins it (the group it was
+    // left to). Whatever a task wrote must be visible after the scope (else
+    // loom reports a race on the cells); a lost wake-up is a deadlock.
+    check("scoped group waits", || {
+        let clock = LoomClock(Arc::new(AtomicU64::new(0)));
+        let pool = Pool::builder_with(clock, ONE_CPU)
+            .capacity(2)
+            .disable_purge(true)
+            .build()
+            .unwrap();
+        let (a, b) = (
+            Borrowed(loom::cell::UnsafeCell::new(0)),
+            Borrowed(loom::cell::UnsafeCell::new(0)),
+        );
+        pool.scope(|s| {
+            let mut group = s.group::<()>();
+            group.spawn(|| a.set(1)).unwrap();
+            group.spawn(|| b.set(2)).unwrap();
+        });
+        assert!(matches!((a.get(), b.get()), (0 | 1, 0 | 2)));
+        pool.release_timeout(Duration::MAX).unwrap();
+    });
+}
