@@ -24,20 +24,25 @@ fn one_worker_queue() -> Pool {
         .unwrap()
 }
 
-/// Counts its drops (a closure that captures it is dropped when it is).
+/// Counts its drops (a closure that captures it is dropped when it is). It
+/// yields first: a drop the scope does not wait for would be counted late.
 struct DropCount<'a>(&'a AtomicUsize);
 
 impl Drop for DropCount<'_> {
     fn drop(&mut self) {
+        for _ in 0..20 {
+            std::thread::yield_now();
+        }
         self.0.fetch_add(1, SeqCst);
     }
 }
 
 #[test]
 fn tasks_borrow_the_callers_data_and_have_ended_when_the_scope_returns() {
-    let pool = Pool::new(3).unwrap();
+    let pool = Pool::new(4).unwrap();
     let mut data: Vec<u64> = (1..=64).collect();
     let mut sums = [0u64; 4];
+    let started = Barrier::new(5);
     let total = pool.scope(|s| {
         // Shared borrows, joined in the scope.
         let mut group = s.group::<u64>();
@@ -48,12 +53,20 @@ fn tasks_borrow_the_callers_data_and_have_ended_when_the_scope_returns() {
         while let Some(sum) = group.join_next() {
             total += sum.unwrap();
         }
-        // Mutable borrows, never joined: the group is dropped at once, and
-        // the scope waits for its tasks.
+        // Mutable borrows, never joined: the group goes with the closure,
+        // once all four have begun (so none is aborted), and the scope waits
+        // for them.
         let mut writers = s.group::<()>();
         for (chunk, sum) in data.chunks(16).zip(&mut sums) {
-            writers.spawn(move || *sum = chunk.iter().sum()).unwrap();
+            let started = &started;
+            writers
+                .spawn(move || {
+                    started.wait();
+                    *sum = chunk.iter().sum();
+                })
+                .unwrap();
         }
+        started.wait();
         total
     });
     assert_eq!(total, 64 * 65 / 2);
