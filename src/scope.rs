@@ -28,7 +28,7 @@
 //! engine needs no change for any of this: the packet goes with the task.
 //!
 //! A task of a [`ScopedTaskGroup`](crate::ScopedTaskGroup) counts the same
-//! way, through a [`Ticket`] its closure carries in place of a packet
+//! way, through a ticket its closure carries in place of a packet
 //! (`scope_group.rs`); a group dropped before its tasks ended leaves them to
 //! the scope as an *orphan*, joined (and its panics counted) once the count
 //! is 0.
@@ -80,8 +80,9 @@ pub(crate) type PoolFn<'a> = dyn Fn() -> Box<dyn Target> + Sync + 'a;
 /// gone, it joins what is left and says whether a task panicked unjoined.
 pub(crate) type Orphan = Box<dyn FnOnce() -> bool + Send>;
 
-/// What a scope's tasks share with the thread that waits for them.
-struct ScopeData {
+/// What a scope's tasks share with the thread that waits for them (and a
+/// scoped group's tasks: `scope_group.rs`).
+pub(crate) struct ScopeData {
     /// Tasks spawned and not yet gone (see the module docs).
     running: AtomicUsize,
     /// A task panicked and nobody joined it (or dropping its result panicked).
@@ -109,7 +110,7 @@ impl ScopeData {
     }
 
     /// Counts one more task (until its `task_gone`).
-    fn task_came(&self) {
+    pub(crate) fn task_came(&self) {
         // As std: a count this large means handles are being leaked in a loop.
         if self.running.fetch_add(1, Ordering::Relaxed) > usize::MAX / 2 {
             self.task_gone();
@@ -118,12 +119,44 @@ impl ScopeData {
     }
 
     /// Counts one task gone; the last one wakes the waiter. The caller holds a
-    /// reference to `self` (through its packet), so the notify after the count
-    /// fell touches live memory even if the scope returns at once.
-    fn task_gone(&self) {
+    /// reference to `self` (through its packet, or its ticket), so the notify
+    /// after the count fell touches live memory even if the scope returns at
+    /// once.
+    pub(crate) fn task_gone(&self) {
         if self.running.fetch_sub(1, Ordering::Release) == 1 {
             let _locked = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
             self.all_gone.notify_all();
+        }
+    }
+
+    /// A task panicked and nobody joined it: the scope panics when it ends.
+    pub(crate) fn note_unjoined_panic(&self) {
+        self.a_task_panicked.store(true, Ordering::Relaxed);
+    }
+
+    /// Leaves `orphan` to the scope, which runs it once every task is gone
+    /// (the module docs).
+    pub(crate) fn leave(&self, orphan: Orphan) {
+        self.orphans
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(orphan);
+    }
+
+    /// Runs what dropped groups left (once every task is gone): a result's
+    /// `Drop` that panics counts as a task's panic, as in `Packet::drop` (its
+    /// payload leaked, not dropped).
+    fn join_orphans(&self) {
+        let orphans =
+            core::mem::take(&mut *self.orphans.lock().unwrap_or_else(PoisonError::into_inner));
+        for orphan in orphans {
+            let panicked = catch_unwind(AssertUnwindSafe(orphan)).unwrap_or_else(|payload| {
+                core::mem::forget(payload);
+                true
+            });
+            if panicked {
+                self.note_unjoined_panic();
+            }
         }
     }
 
@@ -137,46 +170,6 @@ impl ScopeData {
                 .wait(locked)
                 .unwrap_or_else(PoisonError::into_inner);
         }
-    }
-}
-
-/// One task's place in a scope's count, for a task that has no [`Packet`]: a
-/// [`ScopedTaskGroup`](crate::ScopedTaskGroup)'s. The scope does not return
-/// before it is dropped (module docs): whoever holds it drops it only once
-/// nothing that borrows from the scope is left.
-pub(crate) struct Ticket(Arc<ScopeData>);
-
-impl Drop for Ticket {
-    fn drop(&mut self) {
-        self.0.task_gone();
-    }
-}
-
-/// What a [`ScopedTaskGroup`](crate::ScopedTaskGroup) keeps of its scope: it
-/// takes tickets for its tasks, and hands the scope what it leaves behind.
-/// (The scope's data itself: the group does not borrow the `Scope`.)
-pub(crate) struct ScopeLink(Arc<ScopeData>);
-
-impl ScopeLink {
-    /// A ticket for one more task.
-    pub(crate) fn ticket(&self) -> Ticket {
-        self.0.task_came();
-        Ticket(self.0.clone())
-    }
-
-    /// A task of a scoped group panicked and nobody joined it: the scope
-    /// panics when it ends, as for an unjoined `ScopedJoinHandle`.
-    pub(crate) fn note_unjoined_panic(&self) {
-        self.0.a_task_panicked.store(true, Ordering::Relaxed);
-    }
-
-    /// Leaves `orphan` to the scope, which runs it once every task is gone.
-    pub(crate) fn leave(&self, orphan: Orphan) {
-        self.0
-            .orphans
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(orphan);
     }
 }
 
@@ -468,9 +461,9 @@ impl<'scope, 'env> Scope<'scope, 'env> {
 }
 
 impl Scope<'_, '_> {
-    /// The scope as a scoped group keeps it.
-    pub(crate) fn link(&self) -> ScopeLink {
-        ScopeLink(self.data.clone())
+    /// The scope's shared part, as a scoped group keeps it.
+    pub(crate) fn data(&self) -> Arc<ScopeData> {
+        self.data.clone()
     }
 
     /// The scope's pool, as a group holds it.
@@ -554,26 +547,9 @@ where
     };
     let result = catch_unwind(AssertUnwindSafe(|| f(&scope)));
     scope.data.wait_all_gone();
-    // Every task is gone (and nothing can leave an orphan any more: whatever
-    // could was in `f` or in a task): join what the dropped groups left.
-    let orphans = core::mem::take(
-        &mut *scope
-            .data
-            .orphans
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner),
-    );
-    for orphan in orphans {
-        // A result's `Drop` that panics counts as a task's panic, as in
-        // `Packet::drop` (its payload leaked, not dropped).
-        let panicked = catch_unwind(AssertUnwindSafe(orphan)).unwrap_or_else(|payload| {
-            core::mem::forget(payload);
-            true
-        });
-        if panicked {
-            scope.data.a_task_panicked.store(true, Ordering::Relaxed);
-        }
-    }
+    // Every task is gone, and nothing can leave an orphan any more (whatever
+    // could was in `f` or in a task).
+    scope.data.join_orphans();
     match result {
         Err(payload) => resume_unwind(payload),
         Ok(_) if scope.data.a_task_panicked.load(Ordering::Relaxed) => {
@@ -598,9 +574,9 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     /// # Panics
     ///
     /// If `f` panics, once every task has finished, with `f`'s payload; if a
-    /// task panicked and no join took its panic (its handle's, or its group's),
-    /// once every task has finished. Called from one of this pool's own tasks it can deadlock a
-    /// full pool, as nested `submit` can.
+    /// task panicked and no join took its panic (its handle's, or its
+    /// group's), once every task has finished. Called from one of this pool's
+    /// own tasks it can deadlock a full pool, as nested `submit` can.
     ///
     /// A task of the scope that is taken out of the pool unrun — by
     /// [`release_drain`](Pool::release_drain) — keeps the scope waiting until

@@ -46,6 +46,7 @@
 //! panicking `ScopedJoinHandle` left unjoined does.
 
 use ::std::boxed::Box;
+use ::std::sync::Arc;
 use ::std::vec::Vec;
 use core::fmt;
 use core::marker::PhantomData;
@@ -57,7 +58,7 @@ use crate::error::SubmitError;
 use crate::group::{CancelToken, GroupError, TaskGroup, TaskId};
 use crate::join::error::JoinError;
 use crate::priority::Priority;
-use crate::scope::{Scope, ScopeLink, Ticket};
+use crate::scope::{Scope, ScopeData};
 
 /// A [`TaskGroup`] inside a [`Scope`]: its tasks may borrow from the caller's
 /// stack (as [`Scope::spawn`]'s), and it joins as a `TaskGroup` does — in
@@ -131,7 +132,7 @@ use crate::scope::{Scope, ScopeLink, Ticket};
 pub struct ScopedTaskGroup<'scope, T: Send + 'static> {
     /// `None` only once `join_all` or `try_join_all` took it.
     group: Option<TaskGroup<T>>,
-    scope: ScopeLink,
+    scope: Arc<ScopeData>,
     /// Invariant over `'scope`, as `Scope`: a shorter `'scope` would let a
     /// task borrow what goes before the scope waits.
     _scope: PhantomData<&'scope mut &'scope ()>,
@@ -162,7 +163,7 @@ impl<'scope> Scope<'scope, '_> {
     pub fn group<T: Send + 'static>(&self) -> ScopedTaskGroup<'scope, T> {
         ScopedTaskGroup {
             group: Some(TaskGroup::new(self.pool())),
-            scope: self.link(),
+            scope: self.data(),
             _scope: PhantomData,
         }
     }
@@ -239,7 +240,7 @@ impl<'scope, T: Send + 'static> ScopedTaskGroup<'scope, T> {
     where
         F: FnOnce() -> T + Send + 'scope,
     {
-        let borrowed = Borrowed::new(f, self.scope.ticket());
+        let borrowed = Borrowed::new(f, Ticket::new(&self.scope));
         self.group()
             .spawn_in(move || borrowed.call(), mode, Priority::Normal)
             // Refused: the closure drops here, inside the scope, and then its
@@ -464,6 +465,24 @@ impl<T: Send + 'static> fmt::Debug for ScopedTaskGroup<'_, T> {
         f.debug_struct("ScopedTaskGroup")
             .field("group", &self.group)
             .finish()
+    }
+}
+
+/// One task's place in its scope's count (`scope.rs`), for a task that has
+/// no packet: whoever holds it drops it only once nothing of the task's
+/// borrows from the scope.
+struct Ticket(Arc<ScopeData>);
+
+impl Ticket {
+    fn new(scope: &Arc<ScopeData>) -> Self {
+        scope.task_came();
+        Ticket(scope.clone())
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        self.0.task_gone();
     }
 }
 
