@@ -35,7 +35,10 @@
 //! The count is the scope's own protocol (a ticket is a packet's place in it,
 //! without the packet), and the joins are `TaskGroup`'s: nothing here is a new
 //! concurrency protocol. What is new is what the scope does with a group that
-//! goes before its tasks, below.
+//! goes before its tasks, below. loom: `scoped group waits`
+//! (`tests/loom/scope.rs`) races the group's drop against the worker
+//! beginning a task whose closure writes the caller's cell as it goes; it
+//! fails without the ticket.
 //!
 //! # A group dropped before its tasks ended
 //!

@@ -8,7 +8,7 @@ use antpool::Pool;
 use loom::sync::Arc;
 use loom::sync::atomic::AtomicU64;
 
-use super::{LoomClock, ONE_CPU, check};
+use super::{LoomClock, ONE_CPU, check, std_pool};
 
 /// A value the scope's tasks write and the scope's caller reads after it, in
 /// loom's cell: loom reports the read as a data race unless the write
@@ -56,30 +56,38 @@ fn scope_returns_only_after_its_tasks_are_gone() {
     });
 }
 
+/// Writes its cell as it is dropped: with the closure that holds it, run or not.
+struct SetOnDrop<'a>(&'a Borrowed);
+
+impl Drop for SetOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.set(2);
+    }
+}
+
 #[test]
-fn a_scoped_groups_tasks_are_gone_before_the_scope_returns() {
-    // Two tasks of a scoped group borrow from the caller, and the group is
-    // dropped at once: each task is aborted before it begins, or runs — and
-    // then the scope waits for it (its ticket) and joins it (the group it was
-    // left to). Whatever a task wrote must be visible after the scope (else
-    // loom reports a race on the cells); a lost wake-up is a deadlock.
+fn a_scoped_groups_task_is_gone_before_the_scope_returns() {
+    // A task of a scoped group borrows from the caller (its closure holds a
+    // guard that writes the caller's cell as it goes), and the group is
+    // dropped at once: the drop's abort races the worker beginning the task.
+    // Aborted, the closure is dropped unrun when the worker reaches it, and
+    // the scope waits for that (the task's ticket); begun, the scope waits
+    // for it and joins it (the group was left to the scope). Either way the
+    // write must be visible after the scope (else loom reports a race on the
+    // cell); a lost wake-up is a deadlock.
     check("scoped group waits", || {
-        let clock = LoomClock(Arc::new(AtomicU64::new(0)));
-        let pool = Pool::builder_with(clock, ONE_CPU)
-            .capacity(2)
-            .disable_purge(true)
-            .build()
-            .unwrap();
-        let (a, b) = (
-            Borrowed(loom::cell::UnsafeCell::new(0)),
-            Borrowed(loom::cell::UnsafeCell::new(0)),
-        );
+        let pool = std_pool(1, 0);
+        let cell = Borrowed(loom::cell::UnsafeCell::new(0));
         pool.scope(|s| {
             let mut group = s.group::<()>();
-            group.spawn(|| a.set(1)).unwrap();
-            group.spawn(|| b.set(2)).unwrap();
+            let guard = SetOnDrop(&cell);
+            group
+                .spawn(move || {
+                    let _guard = guard;
+                })
+                .unwrap();
         });
-        assert!(matches!((a.get(), b.get()), (0 | 1, 0 | 2)));
+        assert_eq!(cell.get(), 2);
         pool.release_timeout(Duration::MAX).unwrap();
     });
 }
