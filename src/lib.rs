@@ -29,7 +29,7 @@
 //! | one function over many arguments | [`PoolWithFunc`] | `invoke(arg)`, `call(arg)` → [`JoinHandle`]; no allocation per task |
 //! | no heap, or a pool in a `static` | [`StaticPoolWithFunc`] | the same, with its `N` worker slots inline; on any platform through [`port`] |
 //! | code ported from ants' `MultiPool` | [`MultiPool`], [`MultiPoolWithFunc`] | `n` pools behind one handle, by [`LoadBalancing`] (ants' API, no more) |
-//! | tasks that borrow from your stack | [`Pool::scope`], [`scope`] | a [`Scope`] whose tasks may borrow; it returns when they have all finished |
+//! | tasks that borrow from your stack | [`Pool::scope`], [`scope`] | a [`Scope`] whose tasks may borrow; it returns when they have all finished; [`Scope::group`] joins them as a group |
 //! | tasks to join as they complete, or cancel together | [`Pool::group`], [`group`] | a [`TaskGroup`]: `join_next` (async: cancel-safe), `join_all`, `abort_all`, `cancel_on_error` |
 //! | an occasional task, no setup | [`submit`], [`spawn`] | the default pool: unbounded, created on first use (or [`configure`]d once before) |
 //!
@@ -50,7 +50,7 @@
 //! | [`MultiPool`], [`MultiPoolWithFunc`], [`LoadBalancing`] | several pools behind one handle ([`MultiPoolOf`]) |
 //! | [`submit`], [`spawn`], [`running`], [`release_timeout`], [`release_async`], … | the default pool, created on first use |
 //! | [`JoinHandle`], [`JoinError`], [`WorkFn`], [`panic_message`] | results of `spawn` and `call`: join, poll or `.await`; panics |
-//! | [`Scope`], [`ScopedJoinHandle`], [`scope`] | tasks that borrow from the caller's stack (`std`) |
+//! | [`Scope`], [`ScopedJoinHandle`], [`ScopedTaskGroup`], [`scope`] | tasks that borrow from the caller's stack, one by one or as a group (`std`) |
 //! | [`TaskGroup`], [`TaskId`], [`CancelToken`], [`GroupError`], [`group`] | task groups: joined as they complete, cancelled together (`std`) |
 //! | [`Stats`] | a lock-free snapshot of a pool's counters |
 //! | `Timings`, `Histogram`, `Sampling`, `metrics` | how long tasks wait and run (features `timings`, `metrics`) |
@@ -212,6 +212,8 @@ mod release;
 #[cfg(feature = "std")]
 mod scope;
 #[cfg(feature = "std")]
+mod scope_group;
+#[cfg(feature = "std")]
 mod spawn;
 mod spawner;
 mod static_pool;
@@ -266,6 +268,7 @@ pub use self::{
     join::handle::JoinHandle,
     join::spawn_async::SpawnAsync,
     scope::{Scope, ScopedJoinHandle},
+    scope_group::ScopedTaskGroup,
 };
 
 #[cfg(feature = "timings")]

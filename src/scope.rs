@@ -27,6 +27,12 @@
 //! lock, and the task that takes it to 0 notifies under the same lock. The
 //! engine needs no change for any of this: the packet goes with the task.
 //!
+//! A task of a [`ScopedTaskGroup`](crate::ScopedTaskGroup) counts the same
+//! way, through a ticket its closure carries in place of a packet
+//! (`scope_group.rs`); a group dropped before its tasks ended leaves them to
+//! the scope as an *orphan*, joined (and its panics counted) once the count
+//! is 0.
+//!
 //! This is the argument of `std::thread::scope` (its `Packet` counts a thread
 //! done on drop, after dropping the result), with a pool's task in place of a
 //! thread. loom: `scope waits` (`tests/loom/scope.rs`) runs it on the real
@@ -37,6 +43,7 @@
 use ::std::boxed::Box;
 use ::std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use ::std::sync::{Arc, PoisonError};
+use ::std::vec::Vec;
 use core::fmt;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
@@ -50,6 +57,7 @@ use std::sync::{Condvar, Mutex};
 use crate::clock::Clock;
 use crate::engine::{Engine, Mode};
 use crate::error::SubmitError;
+use crate::group::Target;
 use crate::join::error::JoinError;
 use crate::join::handle::{Holder, Reply, ResultSlot, call};
 use crate::pool::Pool;
@@ -64,8 +72,17 @@ use crate::task::{Runnable, SmallTask, Task};
 pub(crate) type SubmitFn<'a> =
     dyn Fn(SmallTask, Mode) -> Result<(), SubmitError<SmallTask>> + Sync + 'a;
 
-/// What a scope's tasks share with the thread that waits for them.
-struct ScopeData {
+/// How a scope reaches its pool for a [`ScopedTaskGroup`](crate::ScopedTaskGroup)
+/// (a group holds the pool's engine, as any `TaskGroup` does).
+pub(crate) type PoolFn<'a> = dyn Fn() -> Box<dyn Target> + Sync + 'a;
+
+/// What a dropped scoped group leaves to its scope: run once every task is
+/// gone, it joins what is left and says whether a task panicked unjoined.
+pub(crate) type Orphan = Box<dyn FnOnce() -> bool + Send>;
+
+/// What a scope's tasks share with the thread that waits for them (and a
+/// scoped group's tasks: `scope_group.rs`).
+pub(crate) struct ScopeData {
     /// Tasks spawned and not yet gone (see the module docs).
     running: AtomicUsize,
     /// A task panicked and nobody joined it (or dropping its result panicked).
@@ -77,6 +94,8 @@ struct ScopeData {
     /// "scope waits".)
     lock: Mutex<()>,
     all_gone: Condvar,
+    /// Scoped groups dropped with tasks not yet joined (see the module docs).
+    orphans: Mutex<Vec<Orphan>>,
 }
 
 impl ScopeData {
@@ -86,16 +105,58 @@ impl ScopeData {
             a_task_panicked: AtomicBool::new(false),
             lock: Mutex::new(()),
             all_gone: Condvar::new(),
+            orphans: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Counts one more task (until its `task_gone`).
+    pub(crate) fn task_came(&self) {
+        // As std: a count this large means handles are being leaked in a loop.
+        if self.running.fetch_add(1, Ordering::Relaxed) > usize::MAX / 2 {
+            self.task_gone();
+            panic!("antpool: too many scoped tasks");
         }
     }
 
     /// Counts one task gone; the last one wakes the waiter. The caller holds a
-    /// reference to `self` (through its packet), so the notify after the count
-    /// fell touches live memory even if the scope returns at once.
-    fn task_gone(&self) {
+    /// reference to `self` (through its packet, or its ticket), so the notify
+    /// after the count fell touches live memory even if the scope returns at
+    /// once.
+    pub(crate) fn task_gone(&self) {
         if self.running.fetch_sub(1, Ordering::Release) == 1 {
             let _locked = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
             self.all_gone.notify_all();
+        }
+    }
+
+    /// A task panicked and nobody joined it: the scope panics when it ends.
+    pub(crate) fn note_unjoined_panic(&self) {
+        self.a_task_panicked.store(true, Ordering::Relaxed);
+    }
+
+    /// Leaves `orphan` to the scope, which runs it once every task is gone
+    /// (the module docs).
+    pub(crate) fn leave(&self, orphan: Orphan) {
+        self.orphans
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(orphan);
+    }
+
+    /// Runs what dropped groups left (once every task is gone): a result's
+    /// `Drop` that panics counts as a task's panic, as in `Packet::drop` (its
+    /// payload leaked, not dropped).
+    fn join_orphans(&self) {
+        let orphans =
+            core::mem::take(&mut *self.orphans.lock().unwrap_or_else(PoisonError::into_inner));
+        for orphan in orphans {
+            let panicked = catch_unwind(AssertUnwindSafe(orphan)).unwrap_or_else(|payload| {
+                core::mem::forget(payload);
+                true
+            });
+            if panicked {
+                self.note_unjoined_panic();
+            }
         }
     }
 
@@ -262,6 +323,7 @@ impl Drop for Erased {
 pub struct Scope<'scope, 'env: 'scope> {
     data: Arc<ScopeData>,
     submit: &'scope SubmitFn<'scope>,
+    pool: &'scope PoolFn<'scope>,
     /// Invariant over `'scope` and `'env`, as `std::thread::Scope`.
     scope: PhantomData<&'scope mut &'scope ()>,
     env: PhantomData<&'env mut &'env ()>,
@@ -363,11 +425,7 @@ impl<'scope, 'env> Scope<'scope, 'env> {
         F: FnOnce() -> T + Send + 'scope,
         T: Send + 'scope,
     {
-        // As std: a count this large means handles are being leaked in a loop.
-        if self.data.running.fetch_add(1, Ordering::Relaxed) > usize::MAX / 2 {
-            self.data.task_gone();
-            panic!("antpool: too many scoped tasks");
-        }
+        self.data.task_came();
         let packet = Arc::new(Packet {
             slot: ResultSlot::new(),
             scope: self.data.clone(),
@@ -399,6 +457,18 @@ impl<'scope, 'env> Scope<'scope, 'env> {
                 }))
             }
         }
+    }
+}
+
+impl Scope<'_, '_> {
+    /// The scope's shared part, as a scoped group keeps it.
+    pub(crate) fn data(&self) -> Arc<ScopeData> {
+        self.data.clone()
+    }
+
+    /// The scope's pool, as a group holds it.
+    pub(crate) fn pool(&self) -> Box<dyn Target> {
+        (self.pool)()
     }
 }
 
@@ -464,18 +534,22 @@ impl fmt::Debug for Scope<'_, '_> {
 /// `scope` for every pool: runs `f` with a scope whose tasks go through
 /// `submit`, waits until every one of them is gone, then returns what `f`
 /// returned — or resumes `f`'s panic, or panics if a task panicked unjoined.
-pub(crate) fn scope_with<'env, F, T>(submit: &SubmitFn<'_>, f: F) -> T
+pub(crate) fn scope_with<'env, F, T>(submit: &SubmitFn<'_>, pool: &PoolFn<'_>, f: F) -> T
 where
     F: for<'scope> FnOnce(&'scope Scope<'scope, 'env>) -> T,
 {
     let scope = Scope {
         data: Arc::new(ScopeData::new()),
         submit,
+        pool,
         scope: PhantomData,
         env: PhantomData,
     };
     let result = catch_unwind(AssertUnwindSafe(|| f(&scope)));
     scope.data.wait_all_gone();
+    // Every task is gone, and nothing can leave an orphan any more (whatever
+    // could was in `f` or in a task).
+    scope.data.join_orphans();
     match result {
         Err(payload) => resume_unwind(payload),
         Ok(_) if scope.data.a_task_panicked.load(Ordering::Relaxed) => {
@@ -493,14 +567,16 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
     ///
     /// `s.spawn` runs a task on this pool as [`spawn`](Pool::spawn) would (it
     /// blocks while the pool is saturated) and hands back a
-    /// [`ScopedJoinHandle`](crate::ScopedJoinHandle).
+    /// [`ScopedJoinHandle`](crate::ScopedJoinHandle); `s.group()` makes a
+    /// [`ScopedTaskGroup`](crate::ScopedTaskGroup), for tasks joined as they
+    /// complete and cancelled together.
     ///
     /// # Panics
     ///
     /// If `f` panics, once every task has finished, with `f`'s payload; if a
-    /// task panicked and its handle was not joined, once every task has
-    /// finished. Called from one of this pool's own tasks it can deadlock a
-    /// full pool, as nested `submit` can.
+    /// task panicked and no join took its panic (its handle's, or its
+    /// group's), once every task has finished. Called from one of this pool's
+    /// own tasks it can deadlock a full pool, as nested `submit` can.
     ///
     /// A task of the scope that is taken out of the pool unrun — by
     /// [`release_drain`](Pool::release_drain) — keeps the scope waiting until
@@ -526,6 +602,7 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> Pool<Q, C, S> {
             &|task, mode| {
                 self.with_ref(|engine| Engine::submit(engine, task, mode, Priority::Normal))
             },
+            &|| Box::new(self.reach()),
             f,
         )
     }

@@ -41,6 +41,7 @@ mod release_async;
 mod release_faces;
 mod results;
 mod scope;
+mod scope_group;
 mod static_pool;
 mod stats;
 mod submit;

@@ -8,7 +8,7 @@ use antpool::Pool;
 use loom::sync::Arc;
 use loom::sync::atomic::AtomicU64;
 
-use super::{LoomClock, ONE_CPU, check};
+use super::{LoomClock, ONE_CPU, check, std_pool};
 
 /// A value the scope's tasks write and the scope's caller reads after it, in
 /// loom's cell: loom reports the read as a data race unless the write
@@ -52,6 +52,42 @@ fn scope_returns_only_after_its_tasks_are_gone() {
             drop(s.spawn(|| b.set(2)).unwrap());
         });
         assert_eq!(a.get() + b.get(), 3);
+        pool.release_timeout(Duration::MAX).unwrap();
+    });
+}
+
+/// Writes its cell as it is dropped: with the closure that holds it, run or not.
+struct SetOnDrop<'a>(&'a Borrowed);
+
+impl Drop for SetOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.set(2);
+    }
+}
+
+#[test]
+fn a_scoped_groups_task_is_gone_before_the_scope_returns() {
+    // A task of a scoped group borrows from the caller (its closure holds a
+    // guard that writes the caller's cell as it goes), and the group is
+    // dropped at once: the drop's abort races the worker beginning the task.
+    // Aborted, the closure is dropped unrun when the worker reaches it, and
+    // the scope waits for that (the task's ticket); begun, the scope waits
+    // for it and joins it (the group was left to the scope). Either way the
+    // write must be visible after the scope (else loom reports a race on the
+    // cell); a lost wake-up is a deadlock.
+    check("scoped group waits", || {
+        let pool = std_pool(1, 0);
+        let cell = Borrowed(loom::cell::UnsafeCell::new(0));
+        pool.scope(|s| {
+            let mut group = s.group::<()>();
+            let guard = SetOnDrop(&cell);
+            group
+                .spawn(move || {
+                    let _guard = guard;
+                })
+                .unwrap();
+        });
+        assert_eq!(cell.get(), 2);
         pool.release_timeout(Duration::MAX).unwrap();
     });
 }
