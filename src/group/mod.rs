@@ -86,13 +86,14 @@ use core::fmt;
 use core::time::Duration;
 
 use crate::engine::Mode;
+use crate::join::cancel::CancelToken;
 use crate::error::{Rejected, SubmitError};
 use crate::priority::Priority;
 use crate::task::SmallTask;
 
 pub use fallible::GroupError;
 pub use join::{JoinNext, TimedOut};
-pub use shared::{CancelToken, TaskId};
+pub use shared::TaskId;
 use shared::{Entry, GroupJob, Shared};
 pub use spawn_async::GroupSpawnAsync;
 pub(crate) use target::Target;

@@ -49,7 +49,7 @@ trait Abortable: Send + Sync {
 
 impl<R: Send> Abortable for ResultSlot<R> {
     fn cancel(&self) -> bool {
-        ResultSlot::cancel(self)
+        ResultSlot::abort(self)
     }
 
     fn is_finished(&self) -> bool {

@@ -28,7 +28,8 @@ use crate::engine::Outcome;
 use crate::error::{Rejected, SubmitError};
 use crate::task::{Runnable, SmallTask, Task};
 
-use super::error::JoinError;
+use super::cancel::Running;
+use super::error::{JoinError, Why};
 pub(crate) use super::slot::ResultSlot;
 
 /// A handle to a task's result: [`join`](JoinHandle::join) blocks for it,
@@ -181,12 +182,44 @@ pub(crate) fn call<R>(f: impl FnOnce() -> R) -> (Result<R, JoinError>, Outcome) 
     }
 }
 
-impl<R, P: Holder<R>> Reply<R, P> {
-    /// Runs `f` ([`call`]) and delivers the result.
+impl<R: Send + 'static> Reply<R> {
+    /// Runs `f` ([`call`]) with the task's slot as this thread's current
+    /// task (its [`CancelToken`](super::cancel::CancelToken): `cancel.rs`),
+    /// and delivers the result.
     pub(crate) fn run(mut self, f: impl FnOnce() -> R) -> Outcome {
+        let running = self.slot.as_ref().map(Running::enter);
         let (result, outcome) = call(f);
+        drop(running);
         self.complete(result);
         outcome
+    }
+}
+
+impl<R, P: Holder<R>> Reply<R, P> {
+    /// Drops the task unrun for `why`: as the reply's drop, with the cause
+    /// the slot's `Cancelled` names (unless a cancel was first).
+    pub(crate) fn skip(mut self, why: Why) {
+        self.release(why);
+    }
+
+    /// Fills the slot `Cancelled` for `why` if the task never began (or
+    /// began and left no result: nothing does that today), and reports it to
+    /// the holder.
+    fn release(&mut self, why: Why) {
+        if let Some(holder) = self.slot.take() {
+            let slot = (*holder).as_ref();
+            let filled = if slot.cancel(why) {
+                true
+            } else if slot.is_started() {
+                slot.fill(Err(JoinError::cancelled(why)));
+                true
+            } else {
+                false
+            };
+            if filled {
+                P::filled_on_drop(holder);
+            }
+        }
     }
 
     /// Delivers `result`, which the caller got from [`call`], and hands back
@@ -217,22 +250,8 @@ impl<R, P: Holder<R>> Reply<R, P> {
 
 impl<R, P: Holder<R>> Drop for Reply<R, P> {
     fn drop(&mut self) {
-        if let Some(holder) = self.slot.take() {
-            let slot = (*holder).as_ref();
-            // Dropped unrun: cancelled (unless an abort was first). Begun and
-            // dropped without a result (nothing does that today): cancelled.
-            let filled = if slot.cancel() {
-                true
-            } else if slot.is_started() {
-                slot.fill(Err(JoinError::cancelled()));
-                true
-            } else {
-                false
-            };
-            if filled {
-                P::filled_on_drop(holder);
-            }
-        }
+        // Dropped unrun: cancelled (unless an abort was first).
+        self.release(Why::Dropped);
     }
 }
 
@@ -328,7 +347,7 @@ impl<R> JoinHandle<R> {
     // wants it, not a result to be handled.
     #[allow(clippy::must_use_candidate)]
     pub fn abort(&self) -> bool {
-        self.slot.cancel()
+        self.slot.abort()
     }
 }
 
