@@ -12,6 +12,7 @@ mod api;
 mod async_spawn;
 mod async_submit;
 mod blocking;
+mod cancel;
 mod clear_queue;
 mod clock_budget;
 mod deadline;
