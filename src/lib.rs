@@ -253,9 +253,7 @@ pub use self::{
         scope, spawn, spawn_async, submit, submit_async, wait_idle, wait_released_async,
         wait_released_timeout,
     },
-    group::{
-        GroupError, GroupSpawnAsync, JoinNext, PrioritizedGroup, TaskGroup, TaskId, TimedOut,
-    },
+    group::{GroupError, GroupSpawnAsync, JoinNext, PrioritizedGroup, TaskGroup, TaskId, TimedOut},
     guard::panic::{current_worker_index, panic_message},
     guard::policy::PanicHandler,
     join::abort::{AbortHandle, AbortOnDrop},

@@ -13,7 +13,10 @@
 //! begins) or to `CANCELLED` (an abort) by one compare-and-swap, so exactly one
 //! of them wins. An aborted task is cancelled at once (the slot filled, a
 //! joiner woken); when a worker reaches it, or whoever holds it drops it, its
-//! closure is dropped unrun.
+//! closure is dropped unrun. An abort that comes after the start sets the
+//! slot's `ABORTED` flag instead, which the running task reads as its
+//! [`CancelToken`](super::cancel::CancelToken): `Reply::run` makes the slot
+//! the thread's current task around the closure (`cancel.rs`).
 
 use ::std::boxed::Box;
 use ::std::panic::{AssertUnwindSafe, catch_unwind};
@@ -312,14 +315,23 @@ impl<R> JoinHandle<R> {
         self.slot.is_finished()
     }
 
-    /// Cancels the task if it has not started: it will never run, and `join`
+    /// Aborts the task. If it has not started, it will never run, and `join`
     /// (or awaiting the handle) returns at once with an error whose
-    /// [`is_cancelled`](JoinError::is_cancelled) is true. Returns whether it
-    /// did; a task that has begun (running or finished) is not touched
-    /// (`false`). Takes `&self`: the handle can still be joined.
+    /// [`is_cancelled`](JoinError::is_cancelled) is true (and whose message
+    /// says it was aborted): returns `true`. If it is running, its
+    /// [`CancelToken`](super::cancel::CancelToken) is cancelled — a task that
+    /// polls [`CancelToken::current`](super::cancel::CancelToken::current)
+    /// sees it at its next check and may stop early — and returns `false`:
+    /// the task ends as it chooses, and what it returns is its result (`join`
+    /// gives `Ok`, [`is_finished`](Self::is_finished) is true once it
+    /// returned, and the pool counts it completed). A task finished, or
+    /// cancelled before: `false`, nothing changes. Takes `&self`: the handle
+    /// can still be joined.
     ///
-    /// The task races its abort by one compare-and-swap, so exactly one of
-    /// "it ran" and "it was aborted" is true. An aborted task's closure is
+    /// The task races its abort on one atomic word, so exactly one of "it
+    /// ran" and "it was aborted unrun" is true, and a task that ran sees its
+    /// token cancelled at any check that happens after the abort returned
+    /// (see `src/join/cancel.rs` for the ordering). An aborted task's closure is
     /// dropped when a worker reaches it in the queue (skipping it, counted
     /// neither completed nor panicked) or when `clear_queue` or a drained
     /// task's owner drops it; until then it still counts in

@@ -32,11 +32,21 @@ fn a_running_task_stops_on_its_handle_s_abort_and_completes_with_its_value() {
     let handle = pool.spawn(until_cancelled(&started)).unwrap();
     assert!(started.reaches(1));
     assert!(!handle.is_finished());
-    assert!(!handle.abort(), "it began: asked to stop, not cancelled unrun");
+    assert!(
+        !handle.abort(),
+        "it began: asked to stop, not cancelled unrun"
+    );
     assert!(eventually(|| handle.is_finished()), "it stopped");
-    assert!(handle.join().unwrap(), "it saw the cancel, and its value is the result");
+    assert!(
+        handle.join().unwrap(),
+        "it saw the cancel, and its value is the result"
+    );
     assert!(pool.wait_idle_timeout(PATIENCE));
-    assert_eq!(pool.stats().completed, 1, "a task that stopped early completed");
+    assert_eq!(
+        pool.stats().completed,
+        1,
+        "a task that stopped early completed"
+    );
 }
 
 #[test]
@@ -61,7 +71,10 @@ fn a_running_task_stops_when_its_abort_on_drop_guard_is_dropped() {
         .abort_on_drop();
     assert!(started.reaches(1));
     drop(guard);
-    assert!(recv.recv().unwrap(), "the running task saw its guard dropped");
+    assert!(
+        recv.recv().unwrap(),
+        "the running task saw its guard dropped"
+    );
 }
 
 #[test]
@@ -92,7 +105,10 @@ fn a_running_group_task_stops_on_abort_all() {
     assert!(started.reaches(2));
     group.abort_all();
     for result in group.join_all() {
-        assert!(result.unwrap(), "each saw the cancel, and joined with its value");
+        assert!(
+            result.unwrap(),
+            "each saw the cancel, and joined with its value"
+        );
     }
 }
 
@@ -103,14 +119,22 @@ fn a_running_group_task_stops_on_a_sibling_s_failure() {
     let (send, recv) = mpsc::channel();
     let mut group = pool.group::<Result<(), &str>>().cancel_on_error();
     let wait = until_cancelled(&started);
-    group.spawn(move || Ok(send.send(wait()).unwrap())).unwrap();
+    group
+        .spawn(move || {
+            send.send(wait()).unwrap();
+            Ok(())
+        })
+        .unwrap();
     assert!(started.reaches(1));
     group.spawn(|| Err("failed")).unwrap();
     match group.try_join_all() {
         Err(GroupError::Failed(e)) => assert_eq!(e, "failed"),
         other => panic!("{:?}", other.map(|_| ())),
     }
-    assert!(recv.recv().unwrap(), "the running task saw its sibling fail");
+    assert!(
+        recv.recv().unwrap(),
+        "the running task saw its sibling fail"
+    );
 }
 
 #[test]
@@ -123,7 +147,10 @@ fn a_running_group_task_stops_when_its_group_is_dropped() {
     group.spawn(move || send.send(wait()).unwrap()).unwrap();
     assert!(started.reaches(1));
     drop(group);
-    assert!(recv.recv().unwrap(), "the running task saw its group dropped");
+    assert!(
+        recv.recv().unwrap(),
+        "the running task saw its group dropped"
+    );
 }
 
 #[test]
@@ -154,8 +181,14 @@ fn a_task_without_a_handle_reads_a_token_nobody_cancels() {
         send.send(token.is_cancelled()).unwrap();
     })
     .unwrap();
-    assert!(!recv.recv().unwrap(), "a submitted task has no token of its own");
-    assert!(!CancelToken::current().is_cancelled(), "nor has a thread outside the pool");
+    assert!(
+        !recv.recv().unwrap(),
+        "a submitted task has no token of its own"
+    );
+    assert!(
+        !CancelToken::current().is_cancelled(),
+        "nor has a thread outside the pool"
+    );
 }
 
 #[test]
@@ -197,7 +230,11 @@ fn requests_that_give_up_stop_their_running_tasks() {
             "the running tasks stopped"
         );
         assert_eq!(started.get(), 4, "the queued tasks never ran");
-        assert_eq!(stopped.get(), 4, "each running task saw its request give up");
+        assert_eq!(
+            stopped.get(),
+            4,
+            "each running task saw its request give up"
+        );
     }
 }
 
@@ -221,4 +258,3 @@ fn an_aborted_task_s_error_says_aborted_and_a_dropped_one_s_says_dropped() {
     assert!(grouped.contains("group was cancelled"), "{grouped}");
     gate.open();
 }
-

@@ -32,7 +32,11 @@ fn watcher(
         let early = token.is_cancelled();
         if early {
             // Relaxed: only the token's Release/Acquire orders it.
-            assert_eq!(note.load(Ordering::Relaxed), 7, "a cancel seen without its write");
+            assert_eq!(
+                note.load(Ordering::Relaxed),
+                7,
+                "a cancel seen without its write"
+            );
         }
         gate.wait();
         (early, token.is_cancelled())
