@@ -45,9 +45,12 @@
 //! (`submit`, `invoke`) runs through none of this: the thread-local is not
 //! touched, and `current` there gives a token that is never cancelled.
 //!
-//! loom: `cancel vs start` (`tests/loom/cancel.rs`: an abort racing the
-//! worker that begins the task; the task either never runs, or runs and its
-//! check after the abort returned sees the token cancelled).
+//! loom (`tests/loom/cancel.rs`): `cancel vs start` (an abort racing the
+//! worker that begins the task: the task either never runs, or runs and its
+//! check after the abort returned sees the token cancelled, and a cancel it
+//! sees earlier carries the aborter's prior write — the model fails with the
+//! flag loaded `Relaxed`, or with an abort that leaves a running task's flag
+//! alone), and `group: cancel vs start` (the same for `abort_all`).
 
 use ::std::sync::Arc;
 use core::cell::Cell;
