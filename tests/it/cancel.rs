@@ -195,9 +195,10 @@ fn a_task_without_a_handle_reads_a_token_nobody_cancels() {
 fn requests_that_give_up_stop_their_running_tasks() {
     // A service's requests: each awaits its task under an `AbortOnDrop`
     // guard, and gives up (drops the guard) when the caller does. Four
-    // workers, six requests per wave: four tasks run, two wait in the queue;
-    // when the wave gives up, the queued ones never run and the running ones
-    // stop — none runs on after its request gave up.
+    // workers, six requests per wave: four tasks run, two wait in the queue.
+    // When the wave gives up, every task that runs — the four, and a queued
+    // one a freed worker takes before its own request has dropped its guard —
+    // stops: none runs on after its request gave up.
     let pool = queue_pool(4, 8);
     let rt = runtime();
     for _wave in 0..2 {
@@ -229,11 +230,11 @@ fn requests_that_give_up_stop_their_running_tasks() {
             pool.wait_idle_timeout(PATIENCE),
             "the running tasks stopped"
         );
-        assert_eq!(started.get(), 4, "the queued tasks never ran");
+        assert!(started.get() >= 4);
         assert_eq!(
             stopped.get(),
-            4,
-            "each running task saw its request give up"
+            started.get(),
+            "each task that ran saw its request give up"
         );
     }
 }
