@@ -58,7 +58,8 @@ use core::ptr::NonNull;
 
 use crate::engine::Mode;
 use crate::error::SubmitError;
-use crate::group::{CancelToken, GroupError, TaskGroup, TaskId};
+use crate::group::{GroupError, TaskGroup, TaskId};
+use crate::join::cancel::CancelToken;
 use crate::join::error::JoinError;
 use crate::priority::Priority;
 use crate::scope::{Scope, ScopeData};

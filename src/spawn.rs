@@ -118,9 +118,11 @@ impl<Q: WorkerQueue, C: Clock, S: Spawner> PoolOf<Closures<Q, C, S>> {
     /// Dropped before it resolves: if the pool has not taken the task, the
     /// task is withdrawn and never runs; if it has, the task runs and its
     /// result is dropped (as with a dropped [`JoinHandle`](crate::JoinHandle)).
-    /// [`abort_on_drop`](crate::SpawnAsync::abort_on_drop) aborts it instead if
-    /// it has not begun, and [`abort_handle`](crate::SpawnAsync::abort_handle)
-    /// aborts it from elsewhere.
+    /// [`abort_on_drop`](crate::SpawnAsync::abort_on_drop) aborts it instead
+    /// (it never runs if it has not begun; a running one finds its
+    /// [`CancelToken`](crate::CancelToken) cancelled), and
+    /// [`abort_handle`](crate::SpawnAsync::abort_handle) aborts it from
+    /// elsewhere.
     ///
     /// Cheaper than `submit_async` with a channel for the result: the result
     /// travels in one slot without a lock, and a worker that takes the task

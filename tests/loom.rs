@@ -32,6 +32,8 @@ use harness::{Gate, LoomClock, LoomLock, LoomSpawner, ONE_CPU, check, check_boun
 mod abort;
 #[path = "loom/async_waiters.rs"]
 mod async_waiters;
+#[path = "loom/cancel.rs"]
+mod cancel;
 #[path = "loom/group.rs"]
 mod group;
 #[path = "loom/inbox.rs"]

@@ -14,7 +14,7 @@ use super::TaskGroup;
 /// Why [`TaskGroup::try_join_all`] gave no values: the first failure in
 /// completion order — a task's `Err` or its panic — or, when none failed,
 /// a task cancelled ([`abort_all`](TaskGroup::abort_all), a
-/// [`CancelToken`](super::CancelToken), or dropped unrun by the pool).
+/// [`CancelToken`](crate::CancelToken), or dropped unrun by the pool).
 ///
 /// `Send + Sync` when `E` is, and an error whenever `E` prints, so `?` passes
 /// it on (here `E` is a `String`):

@@ -1,6 +1,6 @@
 //! Task groups: [`TaskGroup`], a set of tasks on one pool joined as they
 //! complete (tokio's `JoinSet`), cancelled together (Go's `errgroup`), and
-//! their [`CancelToken`].
+//! the group's side of their [`CancelToken`] (`join/cancel.rs`).
 //!
 //! # Exactly one completion per task
 //!
@@ -46,6 +46,16 @@
 //! which checks the word under the lock before it waits, so it sees the
 //! cancel or is waiting when the wake comes.
 //!
+//! A running task sees the same word through its token: the group's job makes
+//! its entry the thread's current task around the closure (`join/cancel.rs`),
+//! and [`CancelToken::current`] there gives the group's token for the task's
+//! generation (what [`TaskGroup::cancel_token`] gave when it was spawned). A
+//! check of it (`Acquire`) that happens after a cancel (`AcqRel`) — the
+//! joiner's `abort_all` or drop, a sibling's failure, a token's `cancel` —
+//! sees it. So the one word decides both "never runs" (read as the task
+//! begins) and "stop now" (read by the task while it runs). A task that
+//! stops early on its token and returns joins with its value: it ran.
+//!
 //! # Async spawns
 //!
 //! `spawn_async`'s task counts only once its future says so (the pool took
@@ -69,6 +79,9 @@
 //! must not run; fails without the word's load at the task's start, and by
 //! deadlock without the notify of a waiting joiner), `group: a cancel wakes
 //! the joiner` (fails, by deadlock, without the cancel's wake-up).
+//! `group: cancel vs start` (`tests/loom/cancel.rs`: `abort_all` racing the
+//! start of a task that reads `CancelToken::current`: it never runs, or sees
+//! the token cancelled at its check after the abort returned).
 //! `tests/it/group.rs` and `tests/it/group_async.rs` run under Miri.
 
 mod faces;
@@ -90,13 +103,14 @@ use core::time::Duration;
 
 use crate::engine::Mode;
 use crate::error::{Rejected, SubmitError};
+use crate::join::cancel::CancelToken;
 use crate::priority::Priority;
 use crate::task::SmallTask;
 
 pub use fallible::GroupError;
 pub use join::{JoinNext, TimedOut};
 use registry::Registry;
-pub use shared::{CancelToken, TaskId};
+pub use shared::TaskId;
 use shared::{Entry, GroupJob, Shared};
 pub use spawn_async::GroupSpawnAsync;
 pub(crate) use target::Target;
@@ -120,15 +134,16 @@ pub(crate) use target::Target;
 ///   Every spawned task comes out exactly once: its value, its panic, or
 ///   cancelled.
 /// - **Cancel** with [`abort_all`](Self::abort_all): tasks that have not begun
-///   never run; running ones finish, and may stop early by polling the
-///   [`cancel_token`](Self::cancel_token). For `TaskGroup<Result<U, E>>`,
+///   never run; running ones finish, and may stop early by polling their
+///   token ([`CancelToken::current`] inside the task, or the
+///   [`cancel_token`](Self::cancel_token)). For `TaskGroup<Result<U, E>>`,
 ///   [`cancel_on_error`](Self::cancel_on_error) makes the first failure cancel
 ///   the rest, and [`try_join_all`](Self::try_join_all) gives the values or
 ///   the first error.
 /// - **Dropping** the group aborts its tasks that have not begun and forgets
 ///   the rest; it never blocks. [`detach_all`](Self::detach_all) first lets
-///   them all run. (A group that must not outlive its tasks is
-///   [`Pool::scope`](crate::Pool::scope)'s job.)
+///   them all run. (A group whose tasks borrow, and that never
+///   outlives them, is [`Scope::group`](crate::Scope::group).)
 ///
 /// The group holds the pool's engine, not a handle: it does not keep the pool
 /// open. After the pool is released, spawns are refused
@@ -222,7 +237,8 @@ impl<T, K> TaskGroup<T, K> {
     /// [`abort_all`](Self::abort_all), by dropping the group, by the first
     /// failure under [`cancel_on_error`](Self::cancel_on_error), or through
     /// any clone. After `abort_all` (or [`detach_all`](Self::detach_all))
-    /// the group gives a new token, for the tasks spawned from then on.
+    /// the group gives a new token, for the tasks spawned from then on. A
+    /// task of the group gets the same token from [`CancelToken::current`].
     ///
     /// ```
     /// let pool = antpool::Pool::new(1).unwrap();
@@ -243,8 +259,9 @@ impl<T, K> TaskGroup<T, K> {
     /// (their closures are dropped when a worker reaches them, or the pool
     /// clears or drains them) and join at once as cancelled
     /// ([`JoinError::is_cancelled`](crate::JoinError::is_cancelled)); running
-    /// ones finish and join with their result — they may poll the
-    /// [`cancel_token`](Self::cancel_token), which is now cancelled. The tasks
+    /// ones finish and join with their result — they may poll their token
+    /// ([`CancelToken::current`], or the [`cancel_token`](Self::cancel_token)),
+    /// which is now cancelled. The tasks
     /// stay in the group until joined. Tasks spawned afterwards run, with a
     /// new token.
     ///

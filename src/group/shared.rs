@@ -1,14 +1,13 @@
 //! The task side of a [`TaskGroup`](super::TaskGroup): what each task carries
 //! ([`GroupJob`], its [`Entry`]), where it reports when it is done
-//! ([`Shared`]: the completion queue and the cancel word), and the
-//! [`CancelToken`] over that word. The protocol is in the module docs of
-//! `group/mod.rs`.
+//! ([`Shared`]: the completion queue and the cancel word), read by the
+//! group's [`CancelToken`]s (`join/cancel.rs`). The protocol is in the module
+//! docs of `group/mod.rs`.
 
 use ::std::boxed::Box;
 use ::std::collections::VecDeque;
 use ::std::sync::{Arc, PoisonError};
 use ::std::time::Instant;
-use core::fmt;
 use core::task::{Context, Poll, Waker};
 
 use crossbeam_utils::CachePadded;
@@ -19,7 +18,8 @@ use loom::sync::{Condvar, Mutex, MutexGuard};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 use crate::guard::panic::note_skipped;
-use crate::join::error::JoinError;
+use crate::join::cancel::{Cancel, CancelToken, Current, Running};
+use crate::join::error::{JoinError, Why};
 use crate::join::handle::{Holder, Reply, ResultSlot, call};
 use crate::sync::{AtomicU8, AtomicUsize, Ordering};
 use crate::task::{Runnable, Task};
@@ -118,7 +118,7 @@ impl<T> Entry<T> {
     /// Cancels the task if it has not begun (the group's abort, or a task
     /// handed back): `true` if this call did, and filled the slot `Cancelled`.
     pub(super) fn cancel(&self) -> bool {
-        self.slot.cancel()
+        self.slot.cancel(Why::GroupCancelled)
     }
 
     /// The result, once the entry came out of the queue (which it enters
@@ -184,11 +184,14 @@ where
         if entry.group.is_cancelled(entry.generation) || !reply.begin() {
             drop(f);
             // It cancels the slot unless the group's abort did, and reports.
-            drop(reply);
+            reply.skip(Why::GroupCancelled);
             note_skipped();
             return;
         }
+        // The task's token is its group's while `f` runs (`join/cancel.rs`).
+        let running = Running::enter(entry);
         let (result, _) = call(f);
+        drop(running);
         if let Some(fails) = fails {
             let failed = match &result {
                 Ok(value) => fails(value),
@@ -446,13 +449,6 @@ impl<T> Shared<T> {
     }
 }
 
-/// The cancel word of a group, without its result type (what a
-/// [`CancelToken`] holds).
-trait Cancel: Send + Sync {
-    fn is_cancelled(&self, generation: usize) -> bool;
-    fn cancel(&self, generation: usize);
-}
-
 impl<T: Send> Cancel for Shared<T> {
     fn is_cancelled(&self, generation: usize) -> bool {
         Shared::is_cancelled(self, generation)
@@ -463,85 +459,10 @@ impl<T: Send> Cancel for Shared<T> {
     }
 }
 
-/// A group's cancellation, for its running tasks to poll (as Go's
-/// `ctx.Done()`): from [`TaskGroup::cancel_token`](super::TaskGroup::cancel_token),
-/// [`Clone`], `Send + Sync`. It is cancelled by
-/// [`abort_all`](super::TaskGroup::abort_all), by dropping the group, by the
-/// first failure of a [`cancel_on_error`](super::TaskGroup::cancel_on_error)
-/// group, or by [`cancel`](CancelToken::cancel) on any clone — for the tasks
-/// in the group when it was made. Once cancelled, it stays cancelled.
-///
-/// ```
-/// use std::time::Duration;
-/// let pool = antpool::Pool::new(2).unwrap();
-/// let mut group = pool.group::<u32>();
-/// let token = group.cancel_token();
-/// group
-///     .spawn(move || {
-///         let mut rounds = 0;
-///         while !token.is_cancelled() {
-///             rounds += 1;
-///             std::thread::sleep(Duration::from_millis(1));
-///         }
-///         rounds
-///     })
-///     .unwrap();
-/// std::thread::sleep(Duration::from_millis(5));
-/// group.abort_all(); // the running task sees it and returns
-/// assert!(group.join_next().unwrap().is_ok()); // it began: its value, not Cancelled
-/// ```
-#[derive(Clone)]
-pub struct CancelToken {
-    group: Arc<dyn Cancel>,
-    generation: usize,
-}
-
-impl CancelToken {
-    pub(super) fn new<T: Send + 'static>(group: Arc<Shared<T>>, generation: usize) -> Self {
-        CancelToken { group, generation }
-    }
-
-    /// Whether the group was cancelled for the tasks this token is for.
-    ///
-    /// ```
-    /// let pool = antpool::Pool::new(1).unwrap();
-    /// let mut group = pool.group::<()>();
-    /// let token = group.cancel_token();
-    /// assert!(!token.is_cancelled());
-    /// group.abort_all();
-    /// assert!(token.is_cancelled());
-    /// assert!(!group.cancel_token().is_cancelled()); // tasks spawned from now on are not
-    /// ```
-    #[must_use]
-    pub fn is_cancelled(&self) -> bool {
-        self.group.is_cancelled(self.generation)
-    }
-
-    /// Cancels the group's tasks this token is for, as
-    /// [`abort_all`](super::TaskGroup::abort_all) would, from anywhere (a
-    /// task, another thread): those that have not begun never run and join
-    /// as cancelled; running ones see [`is_cancelled`](Self::is_cancelled).
-    /// Tasks spawned afterwards with the same token's generation (before the
-    /// group's next `abort_all`) do not run either.
-    ///
-    /// ```
-    /// let pool = antpool::Pool::new(2).unwrap();
-    /// let mut group = pool.group::<u8>();
-    /// let token = group.cancel_token();
-    /// group.spawn(move || { token.cancel(); 1 }).unwrap();
-    /// assert_eq!(group.join_next().unwrap().unwrap(), 1);
-    /// group.spawn(|| 2).unwrap(); // the group is cancelled: it never runs
-    /// assert!(group.join_next().unwrap().unwrap_err().is_cancelled());
-    /// ```
-    pub fn cancel(&self) {
-        self.group.cancel(self.generation);
-    }
-}
-
-impl fmt::Debug for CancelToken {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CancelToken")
-            .field("cancelled", &self.is_cancelled())
-            .finish()
+/// A group's task reads its group's token, for the generation it was
+/// spawned in (as `TaskGroup::cancel_token` gave it then).
+impl<T: Send + 'static> Current for Entry<T> {
+    fn token(&self) -> CancelToken {
+        CancelToken::new(self.group.clone(), self.generation)
     }
 }

@@ -1,23 +1,31 @@
 //! Cancelling a spawned task from elsewhere: [`AbortHandle`], apart from the
 //! handle that gets the result, and [`AbortOnDrop`], a guard that aborts when
 //! it is dropped (tokio-util's `AbortOnDropHandle`). Both act on the task's
-//! slot (`slot.rs`): an abort wins only while the task has not begun, and then
-//! the task never runs.
+//! slot (`slot.rs`): an abort that wins while the task has not begun keeps it
+//! from running; one that comes later cancels the running task's
+//! [`CancelToken`](super::cancel::CancelToken), which the task may poll to
+//! stop early.
 //!
 //! # The rule
 //!
 //! `JoinHandle::abort`, an [`AbortHandle`] and an [`AbortOnDrop`] need no
 //! engine change: the slot's phase is `QUEUED` until one compare-and-swap moves
 //! it to `STARTED` (the task, as a worker begins it: `Reply::begin`) or to
-//! `CANCELLED` (an abort, or the reply dropped unrun). Exactly one wins. A
-//! winning abort fills the slot with `Cancelled` at once (a joiner or an
-//! awaiting task wakes); the task, when a worker reaches it, sees `CANCELLED`,
-//! drops its closure unrun and reports `Outcome::Skipped` (counted in
-//! `Stats::skipped`, not as completed). The slot is filled once, by the winner:
-//! the aborted task's reply, dropping, leaves it as it is. A task that left the
-//! pool unrun (`release_drain`, `clear_queue`) is the same. An abort of a
-//! `spawn_async` still waiting for room wakes the future (it registered with
-//! the slot), which withdraws from the line.
+//! `CANCELLED` (an abort, or the reply dropped unrun). Exactly one wins. An
+//! abort is one read-modify-write that also sets the slot's `ABORTED` flag,
+//! whatever the phase: the token a running task reads (`cancel.rs`), so
+//! "aborted before it began" and "asked to stop while it runs" are one
+//! protocol on one word. A winning abort fills the slot with `Cancelled` at
+//! once (a joiner or an awaiting task wakes); the task, when a worker reaches
+//! it, sees `CANCELLED`, drops its closure unrun and reports
+//! `Outcome::Skipped` (counted in `Stats::skipped`, not as completed). The
+//! slot is filled once, by the winner: the aborted task's reply, dropping,
+//! leaves it as it is. A task that left the pool unrun (`release_drain`,
+//! `clear_queue`) is the same. An abort of a `spawn_async` still waiting for
+//! room wakes the future (it registered with the slot), which withdraws from
+//! the line. An abort that loses to the start returns `false`: the task runs
+//! on, its token cancelled, and ends as it chooses — what it returns is its
+//! result, and it counts as completed.
 //!
 //! An abort does not take the task out of the task queue: the queue is a
 //! lock-free FIFO with no removal from the middle, and an exact `queued()` at
@@ -28,7 +36,9 @@
 //!
 //! loom: `abort vs start` (`tests/loom/abort.rs`: the abort racing the first
 //! task of a pool on the worker that starts with it; fails with `begin`
-//! ignoring the phase) and `abort vs start vs await` (`tests/loom/join.rs`).
+//! ignoring the phase), `abort vs start vs await` (`tests/loom/join.rs`), and
+//! `cancel vs start` (`tests/loom/cancel.rs`: the task never runs, or its
+//! check after the abort returned sees its token cancelled).
 
 use ::std::sync::Arc;
 use core::fmt;
@@ -49,7 +59,7 @@ trait Abortable: Send + Sync {
 
 impl<R: Send> Abortable for ResultSlot<R> {
     fn cancel(&self) -> bool {
-        ResultSlot::cancel(self)
+        ResultSlot::abort(self)
     }
 
     fn is_finished(&self) -> bool {
@@ -89,11 +99,13 @@ impl AbortHandle {
         AbortHandle { slot }
     }
 
-    /// Cancels the task if it has not begun: it will never run, and its
-    /// handle reports [`is_cancelled`](JoinError::is_cancelled) at once.
-    /// Returns whether this call cancelled it; a task that has begun —
-    /// running or done — is not touched, nor one cancelled before (`false`).
-    /// The same as [`JoinHandle::abort`].
+    /// Aborts the task, as [`JoinHandle::abort`]: if it has not begun, it
+    /// will never run, and its handle reports
+    /// [`is_cancelled`](JoinError::is_cancelled) at once (`true`); if it is
+    /// running, its [`CancelToken`](super::cancel::CancelToken) is cancelled,
+    /// for it to see at its next check and stop early if it polls it
+    /// (`false`: it will end as it chooses, with its value). A task done, or
+    /// cancelled before: `false`, nothing changes.
     ///
     /// ```
     /// let pool = antpool::Pool::new(1).unwrap();
@@ -132,10 +144,12 @@ impl fmt::Debug for AbortHandle {
 
 /// A [`JoinHandle`], or the future of `spawn_async`, that aborts its task when
 /// it is dropped: what `select!` or a timeout dropping it leaves behind is a
-/// task that never runs, if it had not begun (one that had begun runs to its
-/// end; its result is dropped). Await it, or [`join`](AbortOnDrop::join) it,
-/// as the handle inside; [`detach`](AbortOnDrop::detach) takes that handle
-/// back out, and the task no longer depends on the guard.
+/// task that never runs, if it had not begun; one that had begun finds its
+/// [`CancelToken`](super::cancel::CancelToken) cancelled, and stops at its
+/// next check if it polls it (else it runs to its end; its result is
+/// dropped). Await it, or [`join`](AbortOnDrop::join) it, as the handle
+/// inside; [`detach`](AbortOnDrop::detach) takes that handle back out, and
+/// the task no longer depends on the guard.
 ///
 /// ```
 /// use std::time::Duration;
@@ -283,7 +297,8 @@ impl<R> JoinHandle<R> {
     }
 
     /// This handle, made to abort its task when it is dropped (tokio-util's
-    /// `AbortOnDropHandle`): a task still queued then never runs. Join or
+    /// `AbortOnDropHandle`): a task still queued then never runs, a running
+    /// one finds its [`CancelToken`](super::cancel::CancelToken) cancelled. Join or
     /// await the guard as the handle itself; [`detach`](AbortOnDrop::detach)
     /// takes the handle back out.
     ///

@@ -43,7 +43,19 @@ pub struct JoinError {
 
 enum Kind {
     Panicked(Payload),
-    Cancelled,
+    Cancelled(Why),
+}
+
+/// Why a task never ran: what its [`JoinError`]'s message says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Why {
+    /// Its `JoinHandle`, `AbortHandle` or `AbortOnDrop` aborted it.
+    Aborted,
+    /// Its group was cancelled (`abort_all`, a failure, a token, the drop).
+    GroupCancelled,
+    /// It was dropped unrun: cleared from the queue, drained and dropped, or
+    /// left in a pool that went away.
+    Dropped,
 }
 
 /// A panic payload that a `&JoinError` shared between threads never exposes:
@@ -73,10 +85,10 @@ impl JoinError {
         }
     }
 
-    /// The error of a task that will never run (dropped unrun, or aborted).
-    pub(crate) fn cancelled() -> Self {
+    /// The error of a task that will never run, for `why`.
+    pub(crate) fn cancelled(why: Why) -> Self {
         JoinError {
-            kind: Kind::Cancelled,
+            kind: Kind::Cancelled(why),
         }
     }
 
@@ -92,7 +104,7 @@ impl JoinError {
     pub fn panic_message(&self) -> Option<&str> {
         match &self.kind {
             Kind::Panicked(payload) => payload.message(),
-            Kind::Cancelled => None,
+            Kind::Cancelled(_) => None,
         }
     }
 
@@ -107,9 +119,15 @@ impl JoinError {
         matches!(self.kind, Kind::Panicked(_))
     }
 
-    /// Whether the task was dropped without running (handed back by
-    /// `release_drain`, say, and not run by the caller), or aborted
-    /// ([`JoinHandle::abort`](super::handle::JoinHandle::abort)).
+    /// Whether the task never ran: aborted before it began
+    /// ([`JoinHandle::abort`](super::handle::JoinHandle::abort), an
+    /// [`AbortHandle`](super::abort::AbortHandle), a dropped
+    /// [`AbortOnDrop`](super::abort::AbortOnDrop)), cancelled with its group,
+    /// or dropped without running (handed back by `release_drain`, say, and
+    /// not run by the caller). The message ([`Display`](core::fmt::Display))
+    /// says which. A task that began and stopped early on its
+    /// [`CancelToken`](super::cancel::CancelToken) is not cancelled: it
+    /// returned, and its value is the result.
     ///
     /// ```
     /// use std::sync::mpsc;
@@ -123,7 +141,7 @@ impl JoinError {
     /// ```
     #[must_use]
     pub fn is_cancelled(&self) -> bool {
-        matches!(self.kind, Kind::Cancelled)
+        matches!(self.kind, Kind::Cancelled(_))
     }
 
     /// What became of the task: [`ErrorKind::Panicked`] or
@@ -140,7 +158,7 @@ impl JoinError {
     pub fn kind(&self) -> ErrorKind {
         match self.kind {
             Kind::Panicked(_) => ErrorKind::Panicked,
-            Kind::Cancelled => ErrorKind::Cancelled,
+            Kind::Cancelled(_) => ErrorKind::Cancelled,
         }
     }
 
@@ -178,7 +196,7 @@ impl JoinError {
     pub fn try_into_panic(self) -> Result<Box<dyn Any + Send + 'static>, JoinError> {
         match self.kind {
             Kind::Panicked(payload) => Ok(payload.0),
-            Kind::Cancelled => Err(self),
+            Kind::Cancelled(_) => Err(self),
         }
     }
 }
@@ -187,7 +205,7 @@ impl fmt::Debug for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
             Kind::Panicked(_) => f.write_str("JoinError::Panicked(..)"),
-            Kind::Cancelled => f.write_str("JoinError::Cancelled"),
+            Kind::Cancelled(_) => f.write_str("JoinError::Cancelled"),
         }
     }
 }
@@ -202,7 +220,13 @@ impl fmt::Display for JoinError {
                     .message()
                     .unwrap_or(crate::guard::panic::NOT_A_STRING)
             ),
-            Kind::Cancelled => f.write_str("the task was dropped before it ran"),
+            Kind::Cancelled(Why::Aborted) => f.write_str("the task was aborted before it ran"),
+            Kind::Cancelled(Why::GroupCancelled) => {
+                f.write_str("the task's group was cancelled before it ran")
+            }
+            Kind::Cancelled(Why::Dropped) => f.write_str(
+                "the task was dropped without running (its pool cleared or drained it, or went away)",
+            ),
         }
     }
 }

@@ -13,7 +13,10 @@
 //! begins) or to `CANCELLED` (an abort) by one compare-and-swap, so exactly one
 //! of them wins. An aborted task is cancelled at once (the slot filled, a
 //! joiner woken); when a worker reaches it, or whoever holds it drops it, its
-//! closure is dropped unrun.
+//! closure is dropped unrun. An abort that comes after the start sets the
+//! slot's `ABORTED` flag instead, which the running task reads as its
+//! [`CancelToken`](super::cancel::CancelToken): `Reply::run` makes the slot
+//! the thread's current task around the closure (`cancel.rs`).
 
 use ::std::boxed::Box;
 use ::std::panic::{AssertUnwindSafe, catch_unwind};
@@ -28,7 +31,8 @@ use crate::engine::Outcome;
 use crate::error::{Rejected, SubmitError};
 use crate::task::{Runnable, SmallTask, Task};
 
-use super::error::JoinError;
+use super::cancel::Running;
+use super::error::{JoinError, Why};
 pub(crate) use super::slot::ResultSlot;
 
 /// A handle to a task's result: [`join`](JoinHandle::join) blocks for it,
@@ -181,12 +185,44 @@ pub(crate) fn call<R>(f: impl FnOnce() -> R) -> (Result<R, JoinError>, Outcome) 
     }
 }
 
-impl<R, P: Holder<R>> Reply<R, P> {
-    /// Runs `f` ([`call`]) and delivers the result.
+impl<R: Send + 'static> Reply<R> {
+    /// Runs `f` ([`call`]) with the task's slot as this thread's current
+    /// task (its [`CancelToken`](super::cancel::CancelToken): `cancel.rs`),
+    /// and delivers the result.
     pub(crate) fn run(mut self, f: impl FnOnce() -> R) -> Outcome {
+        let running = self.slot.as_ref().map(Running::enter);
         let (result, outcome) = call(f);
+        drop(running);
         self.complete(result);
         outcome
+    }
+}
+
+impl<R, P: Holder<R>> Reply<R, P> {
+    /// Drops the task unrun for `why`: as the reply's drop, with the cause
+    /// the slot's `Cancelled` names (unless a cancel was first).
+    pub(crate) fn skip(mut self, why: Why) {
+        self.release(why);
+    }
+
+    /// Fills the slot `Cancelled` for `why` if the task never began (or
+    /// began and left no result: nothing does that today), and reports it to
+    /// the holder.
+    fn release(&mut self, why: Why) {
+        if let Some(holder) = self.slot.take() {
+            let slot = (*holder).as_ref();
+            let filled = if slot.cancel(why) {
+                true
+            } else if slot.is_started() {
+                slot.fill(Err(JoinError::cancelled(why)));
+                true
+            } else {
+                false
+            };
+            if filled {
+                P::filled_on_drop(holder);
+            }
+        }
     }
 
     /// Delivers `result`, which the caller got from [`call`], and hands back
@@ -217,22 +253,8 @@ impl<R, P: Holder<R>> Reply<R, P> {
 
 impl<R, P: Holder<R>> Drop for Reply<R, P> {
     fn drop(&mut self) {
-        if let Some(holder) = self.slot.take() {
-            let slot = (*holder).as_ref();
-            // Dropped unrun: cancelled (unless an abort was first). Begun and
-            // dropped without a result (nothing does that today): cancelled.
-            let filled = if slot.cancel() {
-                true
-            } else if slot.is_started() {
-                slot.fill(Err(JoinError::cancelled()));
-                true
-            } else {
-                false
-            };
-            if filled {
-                P::filled_on_drop(holder);
-            }
-        }
+        // Dropped unrun: cancelled (unless an abort was first).
+        self.release(Why::Dropped);
     }
 }
 
@@ -293,14 +315,23 @@ impl<R> JoinHandle<R> {
         self.slot.is_finished()
     }
 
-    /// Cancels the task if it has not started: it will never run, and `join`
+    /// Aborts the task. If it has not started, it will never run, and `join`
     /// (or awaiting the handle) returns at once with an error whose
-    /// [`is_cancelled`](JoinError::is_cancelled) is true. Returns whether it
-    /// did; a task that has begun (running or finished) is not touched
-    /// (`false`). Takes `&self`: the handle can still be joined.
+    /// [`is_cancelled`](JoinError::is_cancelled) is true (and whose message
+    /// says it was aborted): returns `true`. If it is running, its
+    /// [`CancelToken`](super::cancel::CancelToken) is cancelled — a task that
+    /// polls [`CancelToken::current`](super::cancel::CancelToken::current)
+    /// sees it at its next check and may stop early — and returns `false`:
+    /// the task ends as it chooses, and what it returns is its result (`join`
+    /// gives `Ok`, [`is_finished`](Self::is_finished) is true once it
+    /// returned, and the pool counts it completed). A task finished, or
+    /// cancelled before: `false`, nothing changes. Takes `&self`: the handle
+    /// can still be joined.
     ///
-    /// The task races its abort by one compare-and-swap, so exactly one of
-    /// "it ran" and "it was aborted" is true. An aborted task's closure is
+    /// The task races its abort on one atomic word, so exactly one of "it
+    /// ran" and "it was aborted unrun" is true, and a task that ran sees its
+    /// token cancelled at any check that happens after the abort returned
+    /// (see `src/join/cancel.rs` for the ordering). An aborted task's closure is
     /// dropped when a worker reaches it in the queue (skipping it, counted
     /// neither completed nor panicked) or when `clear_queue` or a drained
     /// task's owner drops it; until then it still counts in
@@ -328,7 +359,7 @@ impl<R> JoinHandle<R> {
     // wants it, not a result to be handled.
     #[allow(clippy::must_use_candidate)]
     pub fn abort(&self) -> bool {
-        self.slot.cancel()
+        self.slot.abort()
     }
 }
 

@@ -19,6 +19,13 @@
 //!   joiner never writes it again once `COMPLETE` is set, so the two never
 //!   touch the cell at once.
 //!
+//! * `ABORTED`: an abort was asked ([`abort`](ResultSlot::abort)), whatever the
+//!   phase: set by the same read-modify-write that, on a `QUEUED` task, moves
+//!   the phase to `CANCELLED`. A task that began reads it as its
+//!   [`CancelToken`](super::cancel::CancelToken) (`cancel.rs`), so "aborted
+//!   before it began" and "asked to stop while it runs" are one operation on
+//!   one word.
+//!
 //! A blocking `join` is the same protocol with a waker that unparks the
 //! joining thread. A fourth flag, `JOIN_INTEREST`, is cleared when the handle
 //! is dropped: a filler that finds it clear takes the result back (nobody
@@ -41,7 +48,7 @@ use core::task::{Context, Poll, Waker};
 
 use crate::sync::{AtomicU8, Cell, Ordering};
 
-use super::error::JoinError;
+use super::error::{JoinError, Why};
 
 /// The phase bits.
 const PHASE: u8 = 0b11;
@@ -57,6 +64,8 @@ const COMPLETE: u8 = 0b100;
 const JOIN_WAKER: u8 = 0b1000;
 /// A handle may still take the result (cleared when it is dropped).
 const JOIN_INTEREST: u8 = 0b1_0000;
+/// An abort was asked: a task that has begun reads it as its cancel token.
+const ABORTED: u8 = 0b10_0000;
 
 #[cfg(not(antpool_loom))]
 use ::std::thread;
@@ -105,13 +114,44 @@ impl<R> ResultSlot<R> {
     }
 
     /// Cancels the task unless it has begun or was cancelled already, and
-    /// fills the slot with `Cancelled`: `true` if this call cancelled it.
-    pub(crate) fn cancel(&self) -> bool {
+    /// fills the slot with `Cancelled` for `why`: `true` if this call
+    /// cancelled it. Asks a running task nothing (see [`abort`](Self::abort)).
+    pub(crate) fn cancel(&self, why: Why) -> bool {
         let cancelled = self.leave_queued(CANCELLED);
         if cancelled {
-            self.fill(Err(JoinError::cancelled()));
+            self.fill(Err(JoinError::cancelled(why)));
         }
         cancelled
+    }
+
+    /// An abort: one read-modify-write that sets `ABORTED` and, if the task
+    /// has not begun, moves it to `CANCELLED` (then this call fills the slot
+    /// with `Cancelled`, and the task never runs). `true` if this call
+    /// cancelled it unrun; otherwise a task that has begun reads the flag
+    /// through its token from now on (see `cancel.rs`).
+    pub(crate) fn abort(&self) -> bool {
+        // AcqRel: the release publishes what the aborter did before the
+        // abort to a task that reads the flag (Acquire, `is_aborted`); the
+        // acquire orders the fill after a lost race with `begin`.
+        let old = self
+            .state
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |s| {
+                if s & PHASE == QUEUED {
+                    Some(s | CANCELLED | ABORTED)
+                } else {
+                    (s & ABORTED == 0).then_some(s | ABORTED)
+                }
+            });
+        let cancelled = matches!(old, Ok(s) if s & PHASE == QUEUED);
+        if cancelled {
+            self.fill(Err(JoinError::cancelled(Why::Aborted)));
+        }
+        cancelled
+    }
+
+    /// Whether an abort was asked (before the task began, or since).
+    pub(crate) fn is_aborted(&self) -> bool {
+        self.state.load(Ordering::Acquire) & ABORTED != 0
     }
 
     /// Moves the phase from `QUEUED` to `to`: `true` if this call did it (and

@@ -94,7 +94,8 @@ where
 
     /// A handle that aborts the task from anywhere (see [`AbortHandle`]):
     /// aborted before the pool took it, or while it waits in a queue, it never
-    /// runs, and this future resolves cancelled.
+    /// runs, and this future resolves cancelled; aborted while it runs, its
+    /// [`CancelToken`](super::cancel::CancelToken) is cancelled.
     ///
     /// ```
     /// let pool = antpool::Pool::new(1).unwrap();
@@ -109,8 +110,9 @@ where
     }
 
     /// This future, made to abort its task when it is dropped: under
-    /// `select!` or a timeout, a task that has not begun then never runs.
-    /// See [`AbortOnDrop`].
+    /// `select!` or a timeout, a task that has not begun then never runs, and
+    /// a running one finds its [`CancelToken`](super::cancel::CancelToken)
+    /// cancelled. See [`AbortOnDrop`].
     ///
     /// ```
     /// let pool = antpool::Pool::new(1).unwrap();

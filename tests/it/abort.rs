@@ -1,6 +1,6 @@
 //! `JoinHandle::abort`: a task that has not started never runs and its handle
-//! reports cancelled; one that has begun is not touched; the race between the
-//! two has exactly one winner.
+//! reports cancelled; one that has begun runs on to its end (only its token is
+//! cancelled: `cancel.rs`); the race between the two has exactly one winner.
 
 use crate::common;
 
@@ -70,7 +70,7 @@ fn an_aborted_queued_task_never_runs_and_its_closure_is_dropped() {
 }
 
 #[test]
-fn abort_after_the_start_has_no_effect() {
+fn abort_after_the_start_lets_the_task_run_to_its_end() {
     let pool = Pool::new(1).unwrap();
     let gate = common::Gate::new();
     let (g, started) = (gate.clone(), Counter::new());
@@ -83,7 +83,7 @@ fn abort_after_the_start_has_no_effect() {
         })
         .unwrap();
     assert!(started.reaches(1));
-    assert!(!running.abort(), "running: no effect");
+    assert!(!running.abort(), "running: it runs on");
     gate.open();
     assert_eq!(running.join().unwrap(), 5);
     let done = pool.spawn(|| 6).unwrap();

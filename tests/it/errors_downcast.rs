@@ -255,21 +255,28 @@ fn errors_downcast_through_context_and_group_errors() {
         "resizing the image: the pool has been released: closed"
     );
 
-    let pool = Pool::new(1).unwrap();
+    let pool = Pool::builder()
+        .capacity(1)
+        .max_queued_tasks(4)
+        .build()
+        .unwrap();
     let mut group = pool.group::<Result<u8, String>>();
     group.spawn(|| panic!("boom")).unwrap();
     let err = anyhow::Error::new(group.try_join_all().unwrap_err());
     assert_eq!(kind_anyhow(&err), Some(ErrorKind::Panicked));
     assert_chain_reads_once(&err, ErrorKind::Panicked);
 
+    // The one worker held, so the group's task waits in the queue when
+    // `abort_all` cancels it.
+    let (hold, held) = std::sync::mpsc::channel::<()>();
+    pool.submit(move || held.recv().unwrap_or_default())
+        .unwrap();
     let mut group = pool.group::<Result<u8, String>>();
     group.spawn(|| Ok(1)).unwrap();
     group.abort_all();
+    drop(hold);
     let err = anyhow::Error::new(group.try_join_all().unwrap_err());
-    // It began before the abort, or it was swept: Ok, or Cancelled.
-    if let Some(kind) = kind_anyhow(&err) {
-        assert_eq!(kind, ErrorKind::Cancelled);
-    }
+    assert_eq!(kind_anyhow(&err), Some(ErrorKind::Cancelled));
     let mut group = pool.group::<Result<u8, String>>();
     group.spawn(|| Err("bad".into())).unwrap();
     let err = anyhow::Error::new(group.try_join_all().unwrap_err());

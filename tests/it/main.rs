@@ -13,6 +13,7 @@ mod async_spawn;
 mod async_submit;
 mod blocking;
 mod books;
+mod cancel;
 mod clear_queue;
 mod clock_budget;
 mod deadline;

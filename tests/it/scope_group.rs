@@ -351,3 +351,32 @@ fn try_spawn_is_refused_at_once_when_saturated_and_the_group_is_unchanged() {
     });
     pool.release_timeout(PATIENCE).unwrap();
 }
+
+#[test]
+fn a_running_task_of_a_scoped_group_sees_its_group_cancelled() {
+    // The cancel token of any group's task, scoped or not: a task that has
+    // begun polls `CancelToken::current()` and stops when the group cancels.
+    let pool = Pool::new(2).unwrap();
+    let borrowed = AtomicUsize::new(0);
+    let started = Barrier::new(3);
+    pool.scope(|s| {
+        let mut group = s.group::<bool>();
+        for _ in 0..2 {
+            group
+                .spawn(|| {
+                    let token = antpool::CancelToken::current();
+                    started.wait();
+                    let stopped = crate::common::eventually(|| token.is_cancelled());
+                    borrowed.fetch_add(1, SeqCst);
+                    stopped
+                })
+                .unwrap();
+        }
+        started.wait();
+        group.abort_all();
+        for result in group.join_all() {
+            assert!(result.unwrap(), "each saw the cancel and stopped");
+        }
+    });
+    assert_eq!(borrowed.load(SeqCst), 2);
+}
