@@ -87,6 +87,6 @@ pub struct Stats {
     /// (a timeout or `select!` around the future, a cancelled request). A
     /// future dropped after the pool took its task is not one: that task
     /// runs. With feature `timings`, the time such a submission waited is in
-    /// [`Timings::withdrawn_wait`](crate::Timings::withdrawn_wait).
+    /// the timings' `withdrawn_wait`.
     pub withdrawn: usize,
 }
