@@ -10,7 +10,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use antpool::{ErrorKind, JoinError, Pool, SubmitError};
-use common::{TestSpawner, occupy};
+use common::{TestSpawner, held_pool, occupy};
 
 type BoxError = Box<dyn Error + Send + Sync>;
 
@@ -122,12 +122,7 @@ fn errors_downcast_closed_after_question_mark() {
 
 #[test]
 fn errors_downcast_overload_after_question_mark() {
-    let pool = Pool::builder()
-        .capacity(1)
-        .nonblocking(true)
-        .build()
-        .unwrap();
-    let gate = occupy(&pool, 1);
+    let (pool, gate) = held_pool(Pool::builder().nonblocking(true));
     let err = spawn_anyhow(&pool).unwrap_err();
     assert_eq!(kind_anyhow(&err), Some(ErrorKind::Overload));
     assert_chain_reads_once(&err, ErrorKind::Overload);
@@ -208,12 +203,7 @@ fn errors_downcast_panicked_after_question_mark() {
 
 #[test]
 fn errors_downcast_cancelled_after_question_mark() {
-    let pool = Pool::builder()
-        .capacity(1)
-        .max_queued_tasks(4)
-        .build()
-        .unwrap();
-    let gate = occupy(&pool, 1);
+    let (pool, gate) = held_pool(Pool::builder().max_queued_tasks(4));
     let join = |pool: &Pool| -> anyhow::Result<u32> {
         let handle = pool.spawn(not_sync_closure())?; // queued behind the busy worker
         assert!(handle.abort());

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use antpool::{Pool, TaskGroup, TaskId};
 use common::poll::{counting_waker, join_line};
-use common::{Gate, occupy};
+use common::{Gate, held_pool, occupy};
 
 #[test]
 fn group_ids_ordinal_is_the_spawn_index() {
@@ -40,12 +40,7 @@ fn group_ids_ordinal_is_the_spawn_index() {
 
 #[test]
 fn group_ids_ordinal_skips_refused_and_withdrawn_spawns_and_never_restarts() {
-    let pool = Pool::builder()
-        .capacity(1)
-        .max_queued_tasks(1)
-        .build()
-        .unwrap();
-    let gate = occupy(&pool, 1);
+    let (pool, gate) = held_pool(Pool::builder().max_queued_tasks(1));
     let mut group = pool.group::<u32>();
     assert_eq!(group.try_spawn(|| 0).unwrap().ordinal(), 0); // queued
     // The queue is full: refused, no number taken.
@@ -176,12 +171,7 @@ fn group_keys_come_back_under_cancel_on_error() {
 
 #[test]
 fn group_keys_come_back_with_a_refused_closure() {
-    let pool = Pool::builder()
-        .capacity(1)
-        .nonblocking(true)
-        .build()
-        .unwrap();
-    let gate = occupy(&pool, 1);
+    let (pool, gate) = held_pool(Pool::builder().nonblocking(true));
     let mut group: TaskGroup<u32, Vec<u8>> = pool.group().keyed();
     let err = group.spawn_keyed(vec![1, 2], || 7).unwrap_err();
     assert!(err.is_overload());
