@@ -518,13 +518,10 @@ impl<T, const BLOCK: usize, const SPARES: usize> TaskList<T, BLOCK, SPARES> {
             }
             tail &= !((1 << SHIFT) - 1);
             head &= !((1 << SHIFT) - 1);
-            // An index on a block's end stands for the next block's start.
-            if (tail >> SHIFT) & (Self::LAP - 1) == Self::LAP - 1 {
-                tail = tail.wrapping_add(1 << SHIFT);
-            }
-            if (head >> SHIFT) & (Self::LAP - 1) == Self::LAP - 1 {
-                head = head.wrapping_add(1 << SHIFT);
-            }
+            // An index on a block's end (a pusher or popper moving on to the
+            // next block) is left there, not moved to the next block's start
+            // as in `SegQueue::len`: the move would change `tail - head` and
+            // `tail / LAP` below by one each, which cancel.
             // Rotate both so that the head falls in the first block.
             let lap = (head >> SHIFT) / Self::LAP;
             tail = tail.wrapping_sub((lap * Self::LAP) << SHIFT);

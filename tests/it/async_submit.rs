@@ -409,3 +409,33 @@ fn a_spawn_async_rejected_hands_the_closure_back() {
     gate.open();
     pool.release_timeout(PATIENCE).unwrap();
 }
+
+/// An async submitter that joined the line behind a blocked thread is let
+/// in after it, with nothing more submitted: once the thread is served, the
+/// line still counts as waited on for the future behind it.
+#[test]
+fn an_async_submitter_behind_a_blocked_thread_is_let_in_after_it() {
+    for (name, pool, gate) in saturated(1) {
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let (p, o) = (pool.clone(), order.clone());
+        let blocking = thread::spawn(move || p.submit(move || o.lock().unwrap().push("blocking")));
+        assert!(eventually(|| pool.waiting() == 1), "{name}");
+        let o = order.clone();
+        let mut fut = Box::pin(pool.submit_async(move || o.lock().unwrap().push("async")));
+        let (waker, _) = counting_waker();
+        join_line(fut.as_mut(), &waker, || pool.waiting());
+        gate.open();
+        blocking.join().unwrap().unwrap();
+        assert!(pool.wait_idle_timeout(PATIENCE), "{name}");
+        assert_eq!(
+            *order.lock().unwrap(),
+            ["blocking", "async"],
+            "{name}: the future behind the thread was let in"
+        );
+        assert!(matches!(
+            poll_once(fut.as_mut(), &waker),
+            Poll::Ready(Ok(()))
+        ));
+        pool.release_timeout(PATIENCE).unwrap();
+    }
+}

@@ -4,10 +4,14 @@
 
 use crate::common;
 
+use std::sync::atomic::Ordering::SeqCst;
+use std::task::Poll;
 use std::thread;
 
 use antpool::{Pool, PoolWithFunc};
-use common::{Counter, PATIENCE, eventually, occupy, queue_pool};
+use common::{
+    Counter, PATIENCE, TestSpawner, counting_waker, eventually, occupy, poll_once, queue_pool,
+};
 
 #[test]
 fn queued_tasks_are_dropped_unrun_and_their_handles_cancelled() {
@@ -80,4 +84,43 @@ fn clearing_while_workers_take_tasks_loses_and_doubles_none() {
     assert_eq!(ran.get() + cleared, rounds * per_round as usize);
     assert_eq!(pool.stats().completed, ran.get());
     pool.release_timeout(PATIENCE).unwrap();
+}
+
+/// A release that waits for queued tasks no worker can run (every thread
+/// start fails) ends as soon as `clear_queue` or `release_drain` takes them
+/// out: the releaser already waiting is woken then, rather than left waiting
+/// for a worker that will never come.
+#[test]
+fn a_waiting_release_ends_once_the_queue_it_waited_for_is_taken_out() {
+    for take in ["clear_queue", "release_drain"] {
+        let pool = Pool::builder()
+            .capacity(1)
+            .max_queued_tasks(4)
+            .spawner(TestSpawner::failing(|_| true))
+            .build()
+            .unwrap();
+        // Paused, the task is queued rather than handed to a new worker.
+        pool.pause();
+        pool.submit(|| unreachable!("taken out before any worker"))
+            .unwrap();
+        assert_eq!(pool.queued(), 1, "{take}");
+        assert_eq!(pool.running(), 0, "{take}: no worker could start");
+        let (waker, woken) = counting_waker();
+        let mut release = Box::pin(pool.release_async());
+        assert!(
+            poll_once(release.as_mut(), &waker).is_pending(),
+            "{take}: a task is still queued"
+        );
+        let taken = match take {
+            "clear_queue" => pool.clear_queue(),
+            _ => pool.release_drain().len(),
+        };
+        assert_eq!(taken, 1, "{take}");
+        assert_eq!(woken.0.load(SeqCst), 1, "{take}: the releaser is woken");
+        assert_eq!(
+            poll_once(release.as_mut(), &waker),
+            Poll::Ready(Ok(())),
+            "{take}"
+        );
+    }
 }

@@ -213,3 +213,35 @@ fn clones_share_one_pool_and_the_last_one_dropped_releases_it() {
         "the last handle's drop released the pool"
     );
 }
+
+/// A pool with an unbounded queue is never full: a `try_submit` that meets a
+/// release is refused as `Closed`, never as `Overload`, however the two
+/// interleave.
+#[test]
+fn try_submit_racing_release_on_an_unbounded_queue_is_closed_never_overload() {
+    use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+    for _ in 0..100 {
+        let pool = Pool::builder()
+            .capacity(1)
+            .unbounded_queue()
+            .build()
+            .unwrap();
+        let submitting = AtomicBool::new(false);
+        thread::scope(|s| {
+            let submitter = s.spawn(|| {
+                loop {
+                    match pool.try_submit(|| ()) {
+                        Ok(()) => submitting.store(true, Relaxed),
+                        Err(e) => break e,
+                    }
+                }
+            });
+            // The release comes while the submitter is under way.
+            assert!(eventually(|| submitting.load(Relaxed)));
+            pool.release();
+            let refused = submitter.join().unwrap();
+            assert!(refused.is_closed(), "refused as {refused:?}");
+        });
+        assert!(pool.wait_released_timeout(common::PATIENCE));
+    }
+}

@@ -387,3 +387,30 @@ fn a_long_pause_sheds_idle_workers_but_one_for_the_queue_and_resume_restarts() {
     // The spawner counts a thread ended just after the pool does.
     assert!(eventually(|| spawner.live() == 0), "no thread left behind");
 }
+
+/// A `pause` caller waiting for the running tasks still returns when they
+/// finish, after a `wait_idle_timeout` caller gave up beside it: the one who
+/// leaves does not take the other's wake-up with it.
+#[test]
+fn a_waiting_pause_returns_after_a_wait_idle_beside_it_timed_out() {
+    let pool = queue_pool(1, 4);
+    let gate = occupy(&pool, 1);
+    let pauser = {
+        let pool = Arc::clone(&pool);
+        // Bounded, so a pause never woken fails the test rather than hangs.
+        thread::spawn(move || pool.pause_timeout(Duration::from_secs(10)))
+    };
+    assert!(eventually(|| pool.is_paused()));
+    // Long enough for the pauser, already past its flag, to wait too.
+    assert!(
+        !pool.wait_idle_timeout(A_MOMENT),
+        "a task still runs: not idle"
+    );
+    gate.open();
+    assert!(
+        pauser.join().unwrap(),
+        "the pause returns once the task is done"
+    );
+    pool.resume();
+    pool.release_timeout(PATIENCE).unwrap();
+}

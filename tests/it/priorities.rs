@@ -399,3 +399,43 @@ fn a_task_handed_to_an_idle_worker_starts_at_once_whatever_its_level() {
     rx.recv_timeout(PATIENCE).expect("Low runs on an idle pool");
     pool.release_timeout(PATIENCE).unwrap();
 }
+
+/// `queued` is the number of tasks waiting, summed over the levels: each
+/// level's tasks counted once.
+#[test]
+fn queued_counts_the_tasks_of_every_level() {
+    let pool = one_worker(8, true);
+    assert!(pool.has_priorities());
+    let gate = occupy(&pool, 1);
+    for level in [High, Normal, Low] {
+        pool.with_priority(level).submit(|| ()).unwrap();
+    }
+    assert_eq!(pool.queued(), 3);
+    pool.with_priority(Normal).submit(|| ()).unwrap();
+    assert_eq!(pool.queued(), 4);
+    gate.open();
+    assert!(pool.wait_idle_timeout(PATIENCE));
+    assert_eq!(pool.queued(), 0);
+    pool.release_timeout(PATIENCE).unwrap();
+}
+
+/// A paused pool with a task queued at any level is not idle: `wait_idle`
+/// waits for that task, whatever its level.
+#[test]
+fn a_task_queued_at_any_level_keeps_a_paused_pool_from_being_idle() {
+    for level in [High, Normal, Low] {
+        let pool = one_worker(4, true);
+        pool.pause();
+        let ran = common::Counter::new();
+        let r = ran.clone();
+        pool.with_priority(level).submit(move || r.add()).unwrap();
+        assert!(
+            !pool.wait_idle_timeout(Duration::from_millis(50)),
+            "{level:?}: a queued task is not idle"
+        );
+        pool.resume();
+        assert!(pool.wait_idle_timeout(PATIENCE), "{level:?}");
+        assert_eq!(ran.get(), 1, "{level:?}");
+        pool.release_timeout(PATIENCE).unwrap();
+    }
+}

@@ -466,3 +466,52 @@ async fn under_tokio_a_reboot_ends_the_wait_reopened() {
     gate.open();
     assert_eq!(pool.release_async().await, Ok(()));
 }
+
+/// A waker whose `wake` counts itself, then blocks until its gate opens.
+struct HeldWake {
+    entered: Counter,
+    gate: Gate,
+}
+
+impl std::task::Wake for HeldWake {
+    fn wake(self: Arc<Self>) {
+        self.entered.add();
+        self.gate.wait();
+    }
+}
+
+/// A releaser future dropped while the pool is ending its wait (taken out of
+/// the waiting list, not yet told) does not finish dropping until the pool
+/// is done with it: the pool never writes to a future that is gone.
+#[test]
+fn a_future_dropped_while_its_end_is_on_its_way_waits_for_it() {
+    let pool = Pool::new(1).unwrap();
+    let gate = occupy(&pool, 1);
+    let held = Arc::new(HeldWake {
+        entered: Counter::new(),
+        gate: Gate::new(),
+    });
+    let mut first = Box::pin(pool.release_async());
+    let first_waker = std::task::Waker::from(held.clone());
+    assert!(poll_once(first.as_mut(), &first_waker).is_pending());
+    let (waker, _) = counting_waker();
+    let mut second = Box::pin(pool.wait_released_async());
+    assert!(poll_once(second.as_mut(), &waker).is_pending());
+    gate.open();
+    // The last worker's end takes both releasers and tells them in turn: it
+    // is held in the first one's wake-up, the second's still to come.
+    assert!(held.entered.reaches(1));
+    thread::scope(|s| {
+        let dropper = s.spawn(move || drop(second));
+        // A moment for a drop that does not wait to return.
+        thread::sleep(Duration::from_millis(50));
+        assert!(
+            !dropper.is_finished(),
+            "the drop waits for the pool to be done with the future"
+        );
+        held.gate.open();
+        dropper.join().unwrap();
+    });
+    assert_eq!(block_on(first), Ok(()));
+    assert_eq!(pool.running(), 0);
+}
