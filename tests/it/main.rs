@@ -40,6 +40,8 @@ mod queue_mode;
 mod queue_model;
 mod release_async;
 mod release_faces;
+#[cfg(feature = "timings")]
+mod release_mid_submit;
 mod results;
 mod scope;
 mod scope_group;
