@@ -47,6 +47,7 @@ mod scope;
 mod scope_group;
 mod static_pool;
 mod stats;
+mod stuck_worker;
 mod submit;
 #[cfg(feature = "timings")]
 mod timings;
