@@ -491,3 +491,36 @@ impl<F: Flavor> Engine<F> {
         old
     }
 }
+
+#[cfg(all(test, feature = "std", not(antpool_loom)))]
+mod tests {
+    use super::super::ctl::adm;
+    use crate::Priority::{High, Low, Normal};
+
+    /// A hand-off pool turns a newcomer away while submitters wait at its
+    /// level or above, even with room for it (as in the moment between a
+    /// task's end and the waiters being let in): it never passes them. Waiters
+    /// below its level do not hold it back.
+    #[test]
+    fn a_hand_off_newcomer_never_passes_a_waiter_at_its_level_or_above() {
+        let pool = crate::Pool::builder()
+            .capacity(4)
+            .priorities(true)
+            .build()
+            .unwrap();
+        let engine = pool.engine();
+        for newcomer in [High, Normal, Low] {
+            assert!(
+                !engine.refuses(0, newcomer),
+                "{newcomer:?}: room, nobody waits"
+            );
+            for waiting in [High, Normal, Low] {
+                assert_eq!(
+                    engine.refuses(adm::waiters(waiting), newcomer),
+                    waiting >= newcomer,
+                    "a newcomer at {newcomer:?}, waiters at {waiting:?}"
+                );
+            }
+        }
+    }
+}

@@ -40,11 +40,14 @@ mod queue_mode;
 mod queue_model;
 mod release_async;
 mod release_faces;
+#[cfg(feature = "timings")]
+mod release_mid_submit;
 mod results;
 mod scope;
 mod scope_group;
 mod static_pool;
 mod stats;
+mod stuck_worker;
 mod submit;
 #[cfg(feature = "timings")]
 mod timings;

@@ -112,6 +112,38 @@ fn a_paused_queue_pool_queues_until_full_and_starts_nothing() {
     pool.release_timeout(PATIENCE).unwrap();
 }
 
+/// A paused pool without a worker cap queues every task, past what the
+/// first part of its queue (a ring of 1024 slots) holds, and no submit waits
+/// for a worker to take one; the resume runs them all.
+#[test]
+fn a_paused_pool_without_a_worker_cap_queues_more_than_its_ring_holds() {
+    const TASKS: usize = 1_500;
+    let pool = Arc::new(Pool::builder().unbounded().build().unwrap());
+    pool.pause();
+    let ran = Counter::new();
+    let (tx, rx) = std::sync::mpsc::channel();
+    {
+        let (pool, ran) = (Arc::clone(&pool), ran.clone());
+        thread::spawn(move || {
+            for _ in 0..TASKS {
+                let ran = ran.clone();
+                pool.try_submit(move || ran.add()).unwrap();
+            }
+            tx.send(()).unwrap();
+        });
+    }
+    // (Only a submit that waits for a worker, which never comes while
+    // paused, runs this bound out.)
+    rx.recv_timeout(PATIENCE / 4)
+        .expect("every submit returns while the pool is paused");
+    assert_eq!(pool.queued(), TASKS);
+    assert_eq!(ran.get(), 0, "nothing starts while paused");
+    pool.resume();
+    assert!(pool.wait_idle_timeout(PATIENCE));
+    assert_eq!(ran.get(), TASKS);
+    pool.release_timeout(PATIENCE).unwrap();
+}
+
 #[test]
 fn a_worker_finishing_during_pause_does_not_start_the_next_task() {
     let pool = queue_pool(1, 4);

@@ -240,12 +240,23 @@ fn a_hand_off_pool_keeps_its_reserve_for_high() {
     pool.release_timeout(PATIENCE).unwrap();
 }
 
+/// With a starvation bound of `k`, a waiting `Low` task gets a turn at least
+/// every `k + 1` takes, whatever the queue (bounded, or unbounded); without
+/// one, `Low` waits for every `High` task.
 #[test]
 fn the_starvation_bound_gives_low_a_turn_every_k_plus_one_takes() {
-    for bound in [0, 3] {
-        let pool = Pool::builder()
+    for (queue, bound) in [
+        ("bounded", 0),
+        ("bounded", 3),
+        ("unbounded", 0),
+        ("unbounded", 3),
+    ] {
+        let builder = match queue {
+            "bounded" => Pool::builder().max_queued_tasks(64),
+            _ => Pool::builder().unbounded_queue(),
+        };
+        let pool = builder
             .capacity(1)
-            .max_queued_tasks(64)
             .priorities(true)
             .starvation_bound(bound)
             .build()
@@ -268,8 +279,14 @@ fn the_starvation_bound_gives_low_a_turn_every_k_plus_one_takes() {
         for i in 0..5 {
             let take = order.iter().position(|n| *n == format!("L{i}")).unwrap() + 1;
             match bound {
-                0 => assert!(take > 40, "strict: L{i} after every High (take {take})"),
-                k => assert!(take <= (k as usize + 1) * (i + 1), "L{i} at take {take}"),
+                0 => assert!(
+                    take > 40,
+                    "{queue}, strict: L{i} after every High (take {take})"
+                ),
+                k => assert!(
+                    take <= (k as usize + 1) * (i + 1),
+                    "{queue}: L{i} at take {take}"
+                ),
             }
         }
         pool.release_timeout(PATIENCE).unwrap();

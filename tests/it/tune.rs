@@ -3,12 +3,15 @@
 
 use crate::common;
 
-use std::sync::Arc;
+use std::sync::atomic::Ordering::SeqCst;
+use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use antpool::Pool;
-use common::{Counter, counted_pool, eventually, occupy};
+use common::{
+    Counter, PATIENCE, TestSpawner, counted_pool, eventually, occupy, queue_pool, submit_counted,
+};
 
 #[test]
 fn growing_starts_workers_for_blocked_submitters_at_once() {
@@ -246,4 +249,75 @@ fn tuning_down_racing_queued_tasks_strands_none() {
                 .unwrap(),
         );
     }
+}
+
+/// Whether `cond` holds within `limit` (polled): for waits that only a wrong
+/// engine runs out, kept well below the mutation run's 30 s per test so that
+/// such an engine fails here rather than hangs.
+fn within(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if cond() {
+            return true;
+        }
+        thread::sleep(Duration::from_millis(1));
+    }
+    cond()
+}
+
+/// Growing a queue pool whose new threads cannot be started tries one start
+/// and returns: the queued tasks wait for the worker the pool has, and run
+/// once it is free.
+#[test]
+fn growing_when_no_thread_can_be_started_returns_and_the_queue_waits() {
+    let spawner = TestSpawner::failing(|n| n >= 1);
+    let pool = Arc::new(
+        Pool::builder()
+            .capacity(1)
+            .max_queued_tasks(8)
+            .spawner(spawner.clone())
+            .build()
+            .unwrap(),
+    );
+    let gate = occupy(&pool, 1);
+    let done = submit_counted(&pool, 3);
+    assert_eq!(pool.queued(), 3);
+    let (tx, rx) = mpsc::channel();
+    {
+        let pool = Arc::clone(&pool);
+        thread::spawn(move || {
+            pool.tune(3);
+            tx.send(()).unwrap();
+        });
+    }
+    rx.recv_timeout(Duration::from_secs(15))
+        .expect("tune returns though no thread can be started");
+    assert_eq!(
+        spawner.attempts.load(SeqCst),
+        2,
+        "one start tried for the queued tasks"
+    );
+    assert_eq!((pool.running(), pool.queued()), (1, 3));
+    gate.open();
+    assert!(done.reaches(3));
+    pool.release_timeout(PATIENCE).unwrap();
+}
+
+/// Growing a released pool that still has queued tasks gives them new
+/// workers: they run beside the busy ones, rather than wait for them.
+#[test]
+fn growing_a_released_pool_starts_workers_for_its_queued_tasks() {
+    let pool = queue_pool(1, 8);
+    let gate = occupy(&pool, 1);
+    let done = submit_counted(&pool, 2);
+    pool.release();
+    assert!(pool.is_closed());
+    pool.tune(2);
+    assert!(
+        within(Duration::from_secs(15), || done.get() == 2),
+        "the queued tasks ran while the first worker was held"
+    );
+    gate.open();
+    assert!(pool.wait_released_timeout(PATIENCE));
+    assert_eq!(pool.running(), 0);
 }

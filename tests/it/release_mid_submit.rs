@@ -1,0 +1,169 @@
+//! A release that catches a submit half way: admitted before the release, its
+//! task not yet in the queue. The submitter is held there by the pool's clock,
+//! which it reads to stamp its task (feature `timings`, every task sampled)
+//! just before it takes its slot in the queue.
+
+use crate::common;
+
+use std::pin::pin;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering::SeqCst;
+use std::sync::{Arc, Mutex};
+use std::task::Poll;
+use std::thread::{self, ThreadId};
+
+use antpool::port::{Clock, Instant, StdClock};
+use antpool::{Pool, Sampling};
+use common::{Counter, Gate, PATIENCE, TestSpawner, counting_waker, eventually, poll_once};
+
+/// The std clock with a trap: the next read by the thread that set it holds
+/// that thread until the test lets it go.
+struct TrapClock {
+    inner: StdClock,
+    set_by: Mutex<Option<ThreadId>>,
+    caught: AtomicBool,
+    go: Gate,
+}
+
+impl TrapClock {
+    fn new() -> Arc<Self> {
+        Arc::new(TrapClock {
+            inner: StdClock::new(),
+            set_by: Mutex::new(None),
+            caught: AtomicBool::new(false),
+            go: Gate::new(),
+        })
+    }
+
+    /// Sets the trap for the calling thread's next read.
+    fn set_for_me(&self) {
+        *self.set_by.lock().unwrap() = Some(thread::current().id());
+    }
+
+    /// Whether a thread is held in the trap (or was).
+    fn caught(&self) -> bool {
+        self.caught.load(SeqCst)
+    }
+
+    fn let_go(&self) {
+        self.go.open();
+    }
+}
+
+impl Clock for TrapClock {
+    fn now(&self) -> Instant {
+        let me = thread::current().id();
+        let trapped = self
+            .set_by
+            .lock()
+            .unwrap()
+            .take_if(|id| *id == me)
+            .is_some();
+        if trapped {
+            self.caught.store(true, SeqCst);
+            self.go.wait();
+        }
+        self.inner.now()
+    }
+}
+
+/// One worker started by a first task and parked again: the next submit
+/// pushes its task into the queue (for that worker to take) rather than
+/// start a thread that carries it.
+fn one_parked<Q, S>(pool: &Pool<Q, Arc<TrapClock>, S>)
+where
+    Q: antpool::port::WorkerQueue,
+    S: antpool::port::Spawner,
+{
+    pool.submit(|| ()).unwrap();
+    pool.wait_idle();
+    assert!(eventually(|| pool.idle() == 1), "the worker parks");
+}
+
+/// A submit that a release catches half way in a queue pool is refused
+/// `Closed`, and its task never runs: once `release_timeout` has returned,
+/// the pool takes no task and starts no thread.
+#[test]
+fn a_submit_caught_half_way_by_a_release_is_refused() {
+    let (clock, spawner) = (TrapClock::new(), TestSpawner::new());
+    let pool = Arc::new(
+        Pool::builder()
+            .capacity(2)
+            .max_queued_tasks(4)
+            .timings(Sampling::Every)
+            .clock(Arc::clone(&clock))
+            .spawner(spawner.clone())
+            .build()
+            .unwrap(),
+    );
+    one_parked(&pool);
+    let ran = Counter::new();
+    let submitter = {
+        let (pool, clock, ran) = (Arc::clone(&pool), Arc::clone(&clock), ran.clone());
+        thread::spawn(move || {
+            clock.set_for_me();
+            pool.submit(move || ran.add())
+        })
+    };
+    assert!(eventually(|| clock.caught()), "the submit stamps its task");
+    pool.release_timeout(PATIENCE).unwrap();
+    let started = spawner.started.load(SeqCst);
+    clock.let_go();
+    let result = submitter.join().unwrap();
+    assert!(result.is_err_and(|e| e.is_closed()), "refused Closed");
+    assert_eq!(
+        spawner.started.load(SeqCst),
+        started,
+        "no thread started after the release"
+    );
+    assert_eq!(ran.get(), 0);
+}
+
+/// A released hand-off pool whose last task sits in the queue with no
+/// worker — caught half way by the release, it was admitted, and no thread
+/// could be started for it — ends its release when that task is cleared
+/// from the queue: whoever waits for the release is woken.
+#[test]
+fn clearing_the_last_task_of_a_released_hand_off_pool_ends_the_release() {
+    let (clock, spawner) = (TrapClock::new(), TestSpawner::failing(|n| n >= 1));
+    let pool = Arc::new(
+        Pool::builder()
+            .capacity(1)
+            .timings(Sampling::Every)
+            .clock(Arc::clone(&clock))
+            .spawner(spawner.clone())
+            .build()
+            .unwrap(),
+    );
+    one_parked(&pool);
+    let submitter = {
+        let (pool, clock) = (Arc::clone(&pool), Arc::clone(&clock));
+        thread::spawn(move || {
+            clock.set_for_me();
+            pool.submit(|| ()).is_ok()
+        })
+    };
+    assert!(eventually(|| clock.caught()), "the submit stamps its task");
+    let mut release = pin!(pool.release_async());
+    let (waker, wakes) = counting_waker();
+    assert!(poll_once(release.as_mut(), &waker).is_pending());
+    assert!(
+        eventually(|| spawner.live() == 0),
+        "the parked worker retired"
+    );
+    clock.let_go();
+    assert!(submitter.join().unwrap(), "admitted before the release");
+    assert_eq!(pool.queued(), 1, "no thread could be started for it");
+    assert!(poll_once(release.as_mut(), &waker).is_pending());
+    let before = wakes.0.load(SeqCst);
+    assert_eq!(pool.clear_queue(), 1);
+    assert!(
+        wakes.0.load(SeqCst) > before,
+        "the release's waiter is woken"
+    );
+    assert!(matches!(
+        poll_once(release.as_mut(), &waker),
+        Poll::Ready(Ok(()))
+    ));
+    assert_eq!(spawner.attempts.load(SeqCst), 2);
+}

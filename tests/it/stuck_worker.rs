@@ -1,0 +1,57 @@
+//! A worker stuck on a long task holds up nothing else. The pool may leave a
+//! tiny task in the queue for a busy worker to take next, rather than wake a
+//! parked one (cheaper while tasks are tiny); a parked worker then keeps
+//! watch, and takes the task itself if no task finishes for a moment.
+
+use crate::common;
+
+use std::sync::{Arc, mpsc};
+use std::time::Duration;
+
+use antpool::Pool;
+use antpool::port::ManualClock;
+use common::{Counter, PATIENCE, eventually, occupy};
+
+/// While one worker is stuck, tasks submitted one after another each run on
+/// the other worker, every time and not only the first: whoever leaves a
+/// task to the busy workers can count on a watch that is still kept.
+///
+/// Tasks are tiny here by the pool's clock, a manual one that only the
+/// first quick task moves (by a microsecond), so the pool learns that and
+/// leaves tasks to the stuck worker (on two CPUs or more; with one it wakes
+/// the other worker at once, and the test holds trivially).
+#[test]
+fn every_task_submitted_beside_a_stuck_worker_runs() {
+    // (The std spawner: it tells the pool how many CPUs there are.)
+    let clock = Arc::new(ManualClock::new());
+    let pool = Pool::builder()
+        .capacity(2)
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    let stuck = occupy(&pool, 1);
+    // A second worker, started for a quick task: it times it (its first), and
+    // parks with the stuck one busy.
+    let (tx, rx) = mpsc::channel();
+    let c = clock.clone();
+    pool.submit(move || {
+        c.advance(Duration::from_micros(1));
+        tx.send(()).unwrap();
+    })
+    .unwrap();
+    rx.recv_timeout(PATIENCE).unwrap();
+    for n in 1..=4 {
+        assert!(eventually(|| pool.idle() == 1), "the other worker parks");
+        let ran = Counter::new();
+        let r = ran.clone();
+        pool.submit(move || r.add()).unwrap();
+        // Only a task left behind the stuck worker runs this bound out.
+        let deadline = std::time::Instant::now() + Duration::from_secs(15);
+        while ran.get() == 0 && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(ran.get(), 1, "task {n} ran beside the stuck worker");
+    }
+    stuck.open();
+    pool.release_timeout(PATIENCE).unwrap();
+}
