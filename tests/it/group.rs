@@ -506,3 +506,29 @@ fn every_error_passes_on_with_question_mark_whatever_the_closure_captures() {
     pool.release();
     assert!(run(&pool).unwrap_err().to_string().contains("released"));
 }
+
+/// A task whose group was cancelled through its token (not by the group's own
+/// `abort_all`, so nothing swept it) is skipped by the worker that takes it,
+/// and its error names the group's cancel as the cause, not a drop.
+#[test]
+fn a_task_of_a_token_cancelled_group_skipped_by_its_worker_names_the_cancel() {
+    let pool = Pool::builder()
+        .capacity(1)
+        .max_queued_tasks(4)
+        .build()
+        .unwrap();
+    let gate = common::occupy(&pool, 1);
+    let mut group = pool.group::<u8>();
+    let token = group.cancel_token();
+    group.spawn(|| 1).unwrap(); // queued behind the held worker
+    token.cancel();
+    gate.open();
+    pool.wait_idle(); // the worker took it and skipped it
+    let err = group.join_next().unwrap().unwrap_err();
+    assert!(err.is_cancelled());
+    assert_eq!(
+        err.to_string(),
+        "the task's group was cancelled before it ran"
+    );
+    assert!(group.join_next().is_none());
+}

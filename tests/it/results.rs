@@ -59,6 +59,7 @@ fn a_panic_goes_to_the_handle_not_the_panic_handler() {
         .join()
         .unwrap_err();
     assert!(err.is_panic());
+    assert!(!err.is_cancelled(), "a panic is not a cancel");
     assert!(err.to_string().contains("for the handle"));
     assert_eq!(
         *err.into_panic().downcast::<&str>().unwrap(),
