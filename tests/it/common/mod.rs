@@ -159,6 +159,13 @@ impl Spawner for TestSpawner {
     fn signal(&self) -> antpool::port::StdSignal {
         self.inner.signal()
     }
+
+    // As the std spawner: the pool sees the machine's CPUs, so a test on
+    // this spawner runs what a std pool runs (spinning, the watch, tasks
+    // left to a busy worker), not the single-CPU default's policy.
+    fn parallelism(&self) -> usize {
+        self.inner.parallelism()
+    }
 }
 
 /// A job in raw form, carried into a thread.
