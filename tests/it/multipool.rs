@@ -152,6 +152,29 @@ fn release_timeout_reports_every_pool_that_did_not_finish() {
     assert!(eventually(|| mp.running() == 0));
 }
 
+/// `release_timeout`'s timeout bounds the whole call, not each pool's wait:
+/// with every pool stuck, it returns after about one timeout.
+#[test]
+fn release_timeout_shares_one_timeout_among_the_pools() {
+    let mp = MultiPool::new(4, 1, LoadBalancing::RoundRobin).unwrap();
+    let gate = Gate::new();
+    for _ in 0..4 {
+        hold(&mp, &gate);
+    }
+    let timeout = Duration::from_millis(200);
+    let start = Instant::now();
+    let err = mp.release_timeout(timeout).unwrap_err();
+    let took = start.elapsed();
+    assert!(matches!(err, ReleaseError::Pools(ref pools) if pools.len() == 4));
+    // One timeout, plus slack for a loaded machine; four would be 800 ms.
+    assert!(
+        took >= timeout && took < timeout * 3,
+        "took {took:?} for a {timeout:?} timeout over 4 pools"
+    );
+    gate.open();
+    assert!(eventually(|| mp.running() == 0));
+}
+
 #[test]
 fn release_and_reboot_cover_every_pool() {
     let mp = MultiPool::new(2, 2, LoadBalancing::RoundRobin).unwrap();
