@@ -485,8 +485,8 @@ impl<T, const BLOCK: usize, const SPARES: usize> TaskList<T, BLOCK, SPARES> {
                         unsafe { self.destroy(block, 0) };
                     } else if slot.state.fetch_or(READ, Ordering::AcqRel) & DESTROY != 0 {
                         // SAFETY: the destroyer stopped at our slot, which is
-                        // read now: we go on from the next one.
-                        unsafe { self.destroy(block, offset + 1) };
+                        // read now: we go on from it (found read, passed).
+                        unsafe { self.destroy(block, offset) };
                     }
                     return Some((value, at));
                 }
