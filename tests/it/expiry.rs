@@ -168,3 +168,73 @@ fn an_expired_worker_is_not_handed_a_task() {
     pool.release_timeout(Duration::from_secs(10)).unwrap();
     assert_eq!(done.get(), 200);
 }
+
+/// With the `tracing` feature, `purge` reports the workers it retired.
+#[cfg(feature = "tracing")]
+mod traced {
+    use super::*;
+
+    use std::fmt;
+    use std::sync::Mutex;
+
+    use tracing::field::{Field, Visit};
+    use tracing::span::{Attributes, Id, Record};
+    use tracing::{Event, Metadata, Subscriber};
+
+    /// Keeps the `count` of every "idle workers expired" event emitted on the
+    /// thread it is the default for (`purge` emits on its caller's).
+    #[derive(Clone, Default)]
+    struct Expired(Arc<Mutex<Vec<String>>>);
+
+    /// Finds the message and the count among an event's fields.
+    #[derive(Default)]
+    struct Fields {
+        message: String,
+        count: String,
+    }
+
+    impl Visit for Fields {
+        fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+            match field.name() {
+                "message" => self.message = format!("{value:?}"),
+                "count" => self.count = format!("{value:?}"),
+                _ => {}
+            }
+        }
+    }
+
+    impl Subscriber for Expired {
+        fn enabled(&self, _: &Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, _: &Attributes<'_>) -> Id {
+            Id::from_u64(1)
+        }
+        fn record(&self, _: &Id, _: &Record<'_>) {}
+        fn record_follows_from(&self, _: &Id, _: &Id) {}
+        fn event(&self, event: &Event<'_>) {
+            let mut fields = Fields::default();
+            event.record(&mut fields);
+            if fields.message == "idle workers expired" {
+                self.0.lock().unwrap().push(fields.count);
+            }
+        }
+        fn enter(&self, _: &Id) {}
+        fn exit(&self, _: &Id) {}
+    }
+
+    /// `purge` tells a subscriber how many idle workers it retired, and says
+    /// nothing when none had expired.
+    #[test]
+    fn purge_reports_how_many_workers_expired_and_only_then() {
+        let (pool, clock, _spawner) = manual_pool(2, Duration::from_secs(10), false);
+        make_idle(&pool, 2);
+        let expired = Expired::default();
+        tracing::subscriber::with_default(expired.clone(), || {
+            clock.advance(Duration::from_secs(10));
+            assert_eq!(pool.purge(), 2);
+            assert_eq!(pool.purge(), 0, "nobody is left idle");
+        });
+        assert_eq!(*expired.0.lock().unwrap(), ["2"]);
+    }
+}

@@ -42,6 +42,7 @@ mod release_async;
 mod release_faces;
 #[cfg(feature = "timings")]
 mod release_mid_submit;
+mod release_parked;
 mod results;
 mod scope;
 mod scope_group;

@@ -55,3 +55,49 @@ fn every_task_submitted_beside_a_stuck_worker_runs() {
     stuck.open();
     pool.release_timeout(PATIENCE).unwrap();
 }
+
+/// A worker keeping watch beside a stuck one that is retired for idling past
+/// its expiry takes the watch with it: a task submitted afterwards still runs
+/// while the stuck worker holds on, rather than waiting behind it for a watch
+/// nobody keeps any more.
+///
+/// The clock is a manual one (only the first quick task moves it, so tasks
+/// are tiny and the parked worker takes up the watch), and `purge` is the
+/// only reaper, so the watcher is the one worker it retires.
+#[test]
+fn a_task_beside_a_stuck_worker_runs_after_the_watcher_expired() {
+    let clock = Arc::new(ManualClock::new());
+    let pool = Pool::builder()
+        .capacity(2)
+        .clock(clock.clone())
+        .expiry(Duration::from_secs(10))
+        .disable_purge(true)
+        .build()
+        .unwrap();
+    let stuck = occupy(&pool, 1);
+    let (tx, rx) = mpsc::channel();
+    let c = clock.clone();
+    pool.submit(move || {
+        c.advance(Duration::from_micros(1));
+        tx.send(()).unwrap();
+    })
+    .unwrap();
+    rx.recv_timeout(PATIENCE).unwrap();
+    assert!(eventually(|| pool.idle() == 1), "the other worker parks");
+    clock.advance(Duration::from_secs(10));
+    assert_eq!(pool.purge(), 1, "the parked worker expired");
+    for n in 1..=2 {
+        let ran = Counter::new();
+        let r = ran.clone();
+        pool.submit(move || r.add()).unwrap();
+        // Only a task left behind the stuck worker runs this bound out.
+        let deadline = std::time::Instant::now() + Duration::from_secs(15);
+        while ran.get() == 0 && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(ran.get(), 1, "task {n} ran beside the stuck worker");
+        assert!(eventually(|| pool.idle() == 1), "its worker parks");
+    }
+    stuck.open();
+    pool.release_timeout(PATIENCE).unwrap();
+}
