@@ -248,3 +248,61 @@ impl<F: Flavor> Engine<F> {
         true
     }
 }
+
+#[cfg(all(test, feature = "std", not(antpool_loom)))]
+mod tests {
+    use std::sync::{Arc, mpsc};
+    use std::thread;
+    use std::time::{Duration, Instant};
+
+    /// Waits (polling, up to a generous limit) until `cond` holds.
+    fn eventually(mut cond: impl FnMut() -> bool) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !cond() {
+            if Instant::now() > deadline {
+                return false;
+            }
+            thread::yield_now();
+        }
+        true
+    }
+
+    /// `pause` returns only once no task runs, even when whoever looks on
+    /// the callers' behalf read the pool idle a moment before a task started
+    /// (a worker whose last task ended, `clear_queue`, `release_drain`): the
+    /// look checks again under the lock, and lets a `pause` caller go only if
+    /// no worker is awake by then.
+    #[test]
+    fn a_stale_look_lets_no_pause_caller_go_while_a_task_runs() {
+        let pool = Arc::new(crate::Pool::new(2).unwrap());
+        let (started_tx, started) = mpsc::channel();
+        let (finish, finish_rx) = mpsc::channel::<()>();
+        pool.submit(move || {
+            started_tx.send(()).unwrap();
+            finish_rx.recv().unwrap();
+        })
+        .unwrap();
+        started.recv().unwrap();
+        let pauser = {
+            let pool = Arc::clone(&pool);
+            thread::spawn(move || pool.engine().pause(None))
+        };
+        let engine = pool.engine();
+        assert!(
+            eventually(|| engine.cold.lock().pausers.len() == 1),
+            "the pause caller waits for the running task"
+        );
+        // What a worker does when its read found no worker awake (stale by
+        // now: the task above runs).
+        engine.wake_idlers();
+        assert_eq!(
+            engine.cold.lock().pausers.len(),
+            1,
+            "the pause caller still waits while the task runs"
+        );
+        assert!(!pauser.is_finished(), "pause returned while a task runs");
+        finish.send(()).unwrap();
+        assert!(pauser.join().unwrap(), "the pause holds once the task ends");
+        pool.resume();
+    }
+}
