@@ -144,14 +144,14 @@ fn one_in_16_times_a_sixteenth_of_the_queue_and_every_carried_task() {
 
 /// Sampling goes by a task's place in the queue, also in a bounded queue
 /// whose slots are used lap after lap: of the tasks that went through it, the
-/// first and then one in `n` are timed (the 1st, 5th, 9th for one in 4), not
-/// each one nor a different share.
+/// first and then one in `n` are timed (the 1st, 5th, 9th, 13th for one in
+/// 4), not each one nor a different share, nor one per lap.
 #[test]
 fn one_in_n_times_the_first_task_through_a_bounded_queue_and_every_nth() {
     let pool = Pool::builder()
         .capacity(1)
         // Three slots: the positions wrap around the ring out of step with
-        // the sampling (three laps for the nine tasks).
+        // the sampling (five laps for the fourteen tasks).
         .max_queued_tasks(3)
         .disable_purge(true)
         .timings(Sampling::OneIn(4))
@@ -163,15 +163,15 @@ fn one_in_n_times_the_first_task_through_a_bounded_queue_and_every_nth() {
     pool.wait_idle();
     // Each of the others goes through the queue (the pool is at capacity),
     // one at a time, so none waits for room.
-    for _ in 0..9 {
+    for _ in 0..14 {
         pool.submit(|| ()).unwrap();
         pool.wait_idle();
     }
     assert_eq!(pool.stats().spawned, 1, "one worker took every task");
     assert_eq!(
         pool.timings().queue_wait.count,
-        1 + 3,
-        "the carried task, and positions 0, 4 and 8 of the queue"
+        1 + 4,
+        "the carried task, and positions 0, 4, 8 and 12 of the queue"
     );
     pool.release_timeout(PATIENCE).unwrap();
 }
