@@ -439,3 +439,51 @@ fn an_async_submitter_behind_a_blocked_thread_is_let_in_after_it() {
         pool.release_timeout(PATIENCE).unwrap();
     }
 }
+
+/// A spawner that says the machine has several CPUs, whatever it has: where
+/// a saturated async submit may yield to its executor before it waits.
+#[derive(Clone)]
+struct ManyCpus(antpool::port::StdSpawner);
+
+impl antpool::port::Spawner for ManyCpus {
+    type Signal = <antpool::port::StdSpawner as antpool::port::Spawner>::Signal;
+    type Lock = <antpool::port::StdSpawner as antpool::port::Spawner>::Lock;
+    fn spawn(&self, job: antpool::port::Job) -> Result<(), antpool::port::Job> {
+        self.0.spawn(job)
+    }
+    fn signal(&self) -> Self::Signal {
+        self.0.signal()
+    }
+    fn parallelism(&self) -> usize {
+        4
+    }
+}
+
+/// On a clock that stands still (a manual clock, a coarse tick), a saturated
+/// async submit still joins the waiters' line after a bounded number of
+/// polls: the polls it spends yielding to its executor first are capped by
+/// count, not only by time, so it never spins instead of waiting.
+#[test]
+fn a_saturated_async_submit_joins_the_line_on_a_clock_that_stands_still() {
+    let pool = Pool::builder()
+        .capacity(1)
+        .clock(Arc::new(antpool::port::ManualClock::new()))
+        .spawner(ManyCpus(antpool::port::StdSpawner::new()))
+        .build()
+        .unwrap();
+    let gate = occupy(&pool, 1);
+    let (waker, _) = counting_waker();
+    let mut fut = Box::pin(pool.submit_async(|| ()));
+    let mut polls = 0;
+    while pool.waiting() == 0 {
+        assert!(
+            poll_once(fut.as_mut(), &waker).is_pending(),
+            "resolved on a saturated pool"
+        );
+        polls += 1;
+        assert!(polls <= 1_000, "still not waiting after {polls} polls");
+    }
+    gate.open();
+    futures_executor::block_on(fut).unwrap();
+    pool.release_timeout(PATIENCE).unwrap();
+}

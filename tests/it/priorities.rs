@@ -138,6 +138,50 @@ fn blocked_submitters_of_a_hand_off_pool_are_served_by_level() {
     pool.release_timeout(PATIENCE).unwrap();
 }
 
+/// With a starvation bound of `k`, a submitter blocked at `Low` in a hand-off
+/// pool is let in after at most `k` blocked `High` submitters that came after
+/// it, and `High` then has the rest; without one, `Low` waits for every
+/// `High` (and a lone level is served in arrival order either way).
+#[test]
+fn the_starvation_bound_lets_a_blocked_low_submitter_in_after_k_high_ones() {
+    for bound in [0, 2] {
+        let pool = Arc::new(
+            Pool::builder()
+                .capacity(1)
+                .priorities(true)
+                .starvation_bound(bound)
+                .build()
+                .unwrap(),
+        );
+        let gate = occupy(&pool, 1);
+        let log = log();
+        let mut threads = Vec::new();
+        // Arrivals, one at a time: L at Low, then H0..H3 at High.
+        let arrivals = [(Low, "L".to_owned())]
+            .into_iter()
+            .chain((0..4).map(|i| (High, format!("H{i}"))));
+        for (level, name) in arrivals {
+            let (p, task) = (pool.clone(), named(&log, name));
+            let before = pool.waiting();
+            threads.push(thread::spawn(move || {
+                p.with_priority(level).submit(task).unwrap()
+            }));
+            assert!(eventually(|| pool.waiting() == before + 1));
+        }
+        gate.open();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert!(pool.wait_idle_timeout(PATIENCE));
+        let expected = match bound {
+            0 => ["H0", "H1", "H2", "H3", "L"],
+            _ => ["H0", "H1", "L", "H2", "H3"],
+        };
+        assert_eq!(started(&log), expected, "starvation bound {bound}");
+        pool.release_timeout(PATIENCE).unwrap();
+    }
+}
+
 #[test]
 fn a_newcomer_never_passes_a_waiter_of_its_own_level_in_a_queue_pool() {
     let pool = Arc::new(one_worker(1, true));
