@@ -512,12 +512,7 @@ fn every_error_passes_on_with_question_mark_whatever_the_closure_captures() {
 /// and its error names the group's cancel as the cause, not a drop.
 #[test]
 fn a_task_of_a_token_cancelled_group_skipped_by_its_worker_names_the_cancel() {
-    let pool = Pool::builder()
-        .capacity(1)
-        .max_queued_tasks(4)
-        .build()
-        .unwrap();
-    let gate = common::occupy(&pool, 1);
+    let (pool, gate) = common::held_pool(Pool::builder().max_queued_tasks(4));
     let mut group = pool.group::<u8>();
     let token = group.cancel_token();
     group.spawn(|| 1).unwrap(); // queued behind the held worker

@@ -67,17 +67,28 @@ impl Clock for TrapClock {
     }
 }
 
-/// One worker started by a first task and parked again: the next submit
-/// pushes its task into the queue (for that worker to take) rather than
-/// start a thread that carries it.
-fn one_parked<Q, S>(pool: &Pool<Q, Arc<TrapClock>, S>)
-where
-    Q: antpool::port::WorkerQueue,
-    S: antpool::port::Spawner,
-{
+/// A pool on the trap clock and a counting spawner.
+type TrapPool = Pool<antpool::IdleQueue, Arc<TrapClock>, TestSpawner>;
+
+/// A pool built from `builder` on a trap clock (every task timed, so every
+/// submit reads the clock) and `spawner`, with one worker started by a first
+/// task and parked again: the next submit pushes its task into the queue
+/// (for that worker to take) rather than start a thread that carries it.
+fn trapped(
+    builder: antpool::PoolBuilder,
+    spawner: &TestSpawner,
+) -> (Arc<TrapPool>, Arc<TrapClock>) {
+    let clock = TrapClock::new();
+    let pool = builder
+        .timings(Sampling::Every)
+        .clock(Arc::clone(&clock))
+        .spawner(spawner.clone())
+        .build()
+        .unwrap();
     pool.submit(|| ()).unwrap();
     pool.wait_idle();
     assert!(eventually(|| pool.idle() == 1), "the worker parks");
+    (Arc::new(pool), clock)
 }
 
 /// A submit that a release catches half way in a queue pool is refused
@@ -85,18 +96,8 @@ where
 /// the pool takes no task and starts no thread.
 #[test]
 fn a_submit_caught_half_way_by_a_release_is_refused() {
-    let (clock, spawner) = (TrapClock::new(), TestSpawner::new());
-    let pool = Arc::new(
-        Pool::builder()
-            .capacity(2)
-            .max_queued_tasks(4)
-            .timings(Sampling::Every)
-            .clock(Arc::clone(&clock))
-            .spawner(spawner.clone())
-            .build()
-            .unwrap(),
-    );
-    one_parked(&pool);
+    let spawner = TestSpawner::new();
+    let (pool, clock) = trapped(Pool::builder().capacity(2).max_queued_tasks(4), &spawner);
     let ran = Counter::new();
     let submitter = {
         let (pool, clock, ran) = (Arc::clone(&pool), Arc::clone(&clock), ran.clone());
@@ -125,17 +126,8 @@ fn a_submit_caught_half_way_by_a_release_is_refused() {
 /// from the queue: whoever waits for the release is woken.
 #[test]
 fn clearing_the_last_task_of_a_released_hand_off_pool_ends_the_release() {
-    let (clock, spawner) = (TrapClock::new(), TestSpawner::failing(|n| n >= 1));
-    let pool = Arc::new(
-        Pool::builder()
-            .capacity(1)
-            .timings(Sampling::Every)
-            .clock(Arc::clone(&clock))
-            .spawner(spawner.clone())
-            .build()
-            .unwrap(),
-    );
-    one_parked(&pool);
+    let spawner = TestSpawner::failing(|n| n >= 1);
+    let (pool, clock) = trapped(Pool::builder().capacity(1), &spawner);
     let submitter = {
         let (pool, clock) = (Arc::clone(&pool), Arc::clone(&clock));
         thread::spawn(move || {

@@ -12,6 +12,33 @@ use antpool::Pool;
 use antpool::port::ManualClock;
 use common::{Counter, PATIENCE, eventually, occupy};
 
+/// Starts the pool's second worker on a quick task that moves the manual
+/// `clock` by a microsecond (its first timed task: tiny), and returns once it
+/// ran; the worker then parks beside the stuck one.
+fn teach_tiny(pool: &Pool<antpool::IdleQueue, Arc<ManualClock>>, clock: &Arc<ManualClock>) {
+    let (tx, rx) = mpsc::channel();
+    let c = clock.clone();
+    pool.submit(move || {
+        c.advance(Duration::from_micros(1));
+        tx.send(()).unwrap();
+    })
+    .unwrap();
+    rx.recv_timeout(PATIENCE).unwrap();
+}
+
+/// Submits a task and whether it ran within 15 s: only a task left behind
+/// the stuck worker runs this bound out.
+fn runs_beside_the_stuck_one(pool: &Pool<antpool::IdleQueue, Arc<ManualClock>>) -> bool {
+    let ran = Counter::new();
+    let r = ran.clone();
+    pool.submit(move || r.add()).unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while ran.get() == 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    ran.get() == 1
+}
+
 /// While one worker is stuck, tasks submitted one after another each run on
 /// the other worker, every time and not only the first: whoever leaves a
 /// task to the busy workers can count on a watch that is still kept.
@@ -30,27 +57,13 @@ fn every_task_submitted_beside_a_stuck_worker_runs() {
         .build()
         .unwrap();
     let stuck = occupy(&pool, 1);
-    // A second worker, started for a quick task: it times it (its first), and
-    // parks with the stuck one busy.
-    let (tx, rx) = mpsc::channel();
-    let c = clock.clone();
-    pool.submit(move || {
-        c.advance(Duration::from_micros(1));
-        tx.send(()).unwrap();
-    })
-    .unwrap();
-    rx.recv_timeout(PATIENCE).unwrap();
+    teach_tiny(&pool, &clock);
     for n in 1..=4 {
         assert!(eventually(|| pool.idle() == 1), "the other worker parks");
-        let ran = Counter::new();
-        let r = ran.clone();
-        pool.submit(move || r.add()).unwrap();
-        // Only a task left behind the stuck worker runs this bound out.
-        let deadline = std::time::Instant::now() + Duration::from_secs(15);
-        while ran.get() == 0 && std::time::Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        assert_eq!(ran.get(), 1, "task {n} ran beside the stuck worker");
+        assert!(
+            runs_beside_the_stuck_one(&pool),
+            "task {n} ran beside the stuck worker"
+        );
     }
     stuck.open();
     pool.release_timeout(PATIENCE).unwrap();
@@ -75,27 +88,15 @@ fn a_task_beside_a_stuck_worker_runs_after_the_watcher_expired() {
         .build()
         .unwrap();
     let stuck = occupy(&pool, 1);
-    let (tx, rx) = mpsc::channel();
-    let c = clock.clone();
-    pool.submit(move || {
-        c.advance(Duration::from_micros(1));
-        tx.send(()).unwrap();
-    })
-    .unwrap();
-    rx.recv_timeout(PATIENCE).unwrap();
+    teach_tiny(&pool, &clock);
     assert!(eventually(|| pool.idle() == 1), "the other worker parks");
     clock.advance(Duration::from_secs(10));
     assert_eq!(pool.purge(), 1, "the parked worker expired");
     for n in 1..=2 {
-        let ran = Counter::new();
-        let r = ran.clone();
-        pool.submit(move || r.add()).unwrap();
-        // Only a task left behind the stuck worker runs this bound out.
-        let deadline = std::time::Instant::now() + Duration::from_secs(15);
-        while ran.get() == 0 && std::time::Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        assert_eq!(ran.get(), 1, "task {n} ran beside the stuck worker");
+        assert!(
+            runs_beside_the_stuck_one(&pool),
+            "task {n} ran beside the stuck worker"
+        );
         assert!(eventually(|| pool.idle() == 1), "its worker parks");
     }
     stuck.open();
