@@ -56,8 +56,9 @@ unsafe impl Send for WorkerId {}
 unsafe impl Sync for WorkerId {}
 
 impl WorkerId {
-    /// An id made from a number, for tests and fuzzing. `index` 0 is mapped to
-    /// `usize::MAX` so every index gives a distinct id.
+    /// An id made from a number, for tests and fuzzing. `index` 0 is stored as
+    /// `usize::MAX` (an id is a non-null pointer), so every index below
+    /// `usize::MAX` gives a distinct id (`usize::MAX` gives 0's).
     ///
     /// ```
     /// use antpool::port::WorkerId;
@@ -225,6 +226,20 @@ mod tests {
         assert_eq!(expired_run(&older, &newer, Instant::from_nanos(3)), 3);
         assert_eq!(expired_run(&older, &newer, Instant::from_nanos(9)), 4);
         assert_eq!(expired_run(&[], &newer, Instant::from_nanos(3)), 1);
+    }
+
+    /// An id made from a number gives that number back, and ids made from
+    /// different numbers differ (0 included, which is stored as another
+    /// address since a pointer cannot be null).
+    #[test]
+    fn ids_made_from_numbers_give_them_back_and_differ() {
+        let numbers = [0, 1, 2, 3, 1 << 20, usize::MAX - 1];
+        for (i, &a) in numbers.iter().enumerate() {
+            assert_eq!(WorkerId::from_index(a).index(), a);
+            for &b in &numbers[i + 1..] {
+                assert_ne!(WorkerId::from_index(a), WorkerId::from_index(b));
+            }
+        }
     }
 
     #[test]

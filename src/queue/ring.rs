@@ -107,3 +107,33 @@ impl<const N: usize> WorkerQueue for WorkerRing<N> {
         self.slots.len()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::queue::WorkerId;
+
+    fn w(i: usize) -> IdleWorker {
+        IdleWorker {
+            id: WorkerId::from_index(i),
+            since: Instant::from_nanos(i as u64),
+        }
+    }
+
+    /// `is_full` says whether an insert would be handed back: false until all
+    /// `N` slots are taken, true then, false again once one is detached.
+    #[test]
+    fn is_full_says_whether_the_next_insert_is_handed_back() {
+        let mut ring = WorkerRing::<3>::new();
+        for i in 1..=3 {
+            assert!(!ring.is_full(), "{} of 3 slots taken", i - 1);
+            ring.insert(w(i)).unwrap();
+        }
+        assert!(ring.is_full());
+        assert_eq!(ring.insert(w(4)), Err(w(4)));
+        assert_eq!(ring.detach(), Some(w(1)));
+        assert!(!ring.is_full());
+        ring.insert(w(4)).unwrap();
+        assert!(ring.is_full());
+    }
+}
