@@ -284,6 +284,41 @@ fn a_hand_off_pool_keeps_its_reserve_for_high() {
     pool.release_timeout(PATIENCE).unwrap();
 }
 
+/// A submitter that waits behind the reserve for `High` is served by the
+/// worker whose task made room for it: that worker runs the waiter's task
+/// next, so the pool needs no new thread for it (here none could start,
+/// though the capacity leaves room for one).
+#[test]
+fn a_waiter_behind_the_reserve_is_served_by_the_worker_that_made_room() {
+    let spawner = common::TestSpawner::failing(|n| n >= 1);
+    let pool = Arc::new(
+        Pool::builder()
+            .capacity(2)
+            .priorities(true)
+            .reserve_for_high(1)
+            .spawner(spawner.clone())
+            .build()
+            .unwrap(),
+    );
+    // One `Normal` task takes the one place the reserve leaves `Normal`.
+    let gate = occupy(&*pool, 1);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let waiter = {
+        let pool = Arc::clone(&pool);
+        thread::spawn(move || pool.submit(move || tx.send(()).unwrap()).is_ok())
+    };
+    assert!(eventually(|| pool.waiting() == 1));
+    gate.open();
+    assert!(waiter.join().unwrap(), "the waiter is served");
+    rx.recv_timeout(PATIENCE).expect("its task runs");
+    assert_eq!(
+        spawner.attempts.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "on the worker the pool had"
+    );
+    pool.release_timeout(PATIENCE).unwrap();
+}
+
 /// With a starvation bound of `k`, a waiting `Low` task gets one turn every
 /// `k + 1` takes, and no more (`High` keeps the other `k`), whatever the queue
 /// (bounded, or unbounded); without one, `Low` waits for every `High` task.

@@ -3,13 +3,13 @@
 
 use crate::common;
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 use std::time::Duration;
 
 use antpool::port::{StdClock, StdSpawner};
 use antpool::{BuildError, Options, Pool, PoolWithFunc, StaticPoolWithFunc, SubmitError};
-use common::{Counter, eventually, occupy};
+use common::{Counter, Gate, eventually, occupy};
 
 fn queued_pool(cap: usize, queue: usize) -> Pool {
     Pool::builder()
@@ -265,4 +265,78 @@ fn a_queued_task_is_not_lost_when_the_submitter_is_many_threads() {
     }
     pool.wait_idle();
     assert_eq!(done.get(), 4 * each);
+}
+
+/// How long a test gives a blocked submitter to get in while the queued task
+/// that holds the worker waits: only a wrong engine runs it out, and it stays
+/// well below the mutation run's limit for a test, so such an engine fails
+/// here rather than hangs.
+const LET_IN: Duration = Duration::from_secs(10);
+
+/// Spawns a thread that submits a quick task to `pool` (blocking on a full
+/// queue) and says on the returned channel when its submit returned.
+fn blocked_submit(pool: &Arc<Pool>) -> (thread::JoinHandle<()>, mpsc::Receiver<()>) {
+    let (tx, rx) = mpsc::channel();
+    let pool = Arc::clone(pool);
+    let submitter = thread::spawn(move || {
+        pool.submit(|| ()).unwrap();
+        tx.send(()).unwrap();
+    });
+    (submitter, rx)
+}
+
+/// A submitter blocked on a full queue gets in once the queue has drained
+/// past half, while the worker is still busy with the rest: a busy worker
+/// looks at the line every few tasks, not only when the queue runs empty.
+/// (A queue of 64 tasks: 16 with the shipped policy.)
+#[test]
+fn busy_workers_let_a_blocked_submitter_in_before_the_queue_runs_empty() {
+    let pool = Arc::new(queued_pool(1, 64));
+    let gate = occupy(&pool, 1);
+    let done = Counter::new();
+    for _ in 0..63 {
+        let d = done.clone();
+        pool.submit(move || d.add()).unwrap();
+    }
+    // The last queued task holds the worker until the test has looked.
+    let last = Gate::new();
+    let l = last.clone();
+    pool.submit(move || l.wait()).unwrap();
+    assert_eq!(pool.queued(), 64);
+    let (submitter, got_in) = blocked_submit(&pool);
+    assert!(eventually(|| pool.waiting() == 1));
+    gate.open();
+    let before_the_end = got_in.recv_timeout(LET_IN).is_ok();
+    last.open();
+    submitter.join().unwrap();
+    assert!(
+        before_the_end,
+        "let in only once the queue ran empty ({} quick tasks ran)",
+        done.get()
+    );
+    pool.wait_idle();
+}
+
+/// A submitter blocked on a full queue gets in as soon as a worker woken for
+/// the queued task takes it, not once that task has run: the worker that
+/// made the room lets the submitter in before it starts a long task. (The
+/// pause keeps the one worker parked while the queue fills.)
+#[test]
+fn a_woken_worker_lets_a_blocked_submitter_in_as_it_takes_the_task() {
+    let pool = Arc::new(queued_pool(1, 1));
+    pool.submit(|| ()).unwrap();
+    assert!(eventually(|| pool.idle() == 1), "the worker parks");
+    pool.pause();
+    let gate = Gate::new();
+    let g = gate.clone();
+    pool.submit(move || g.wait()).unwrap();
+    assert_eq!(pool.queued(), 1);
+    let (submitter, got_in) = blocked_submit(&pool);
+    assert!(eventually(|| pool.waiting() == 1));
+    pool.resume();
+    let while_it_runs = got_in.recv_timeout(LET_IN).is_ok();
+    gate.open();
+    submitter.join().unwrap();
+    assert!(while_it_runs, "let in only once the long task ended");
+    pool.wait_idle();
 }

@@ -14,7 +14,7 @@ use std::thread::{self, ThreadId};
 
 use antpool::port::{Clock, Instant, StdClock};
 use antpool::{Pool, Sampling};
-use common::{Counter, Gate, PATIENCE, TestSpawner, counting_waker, eventually, poll_once};
+use common::{Counter, Gate, PATIENCE, TestSpawner, counting_waker, eventually, occupy, poll_once};
 
 /// The std clock with a trap: the next read by the thread that set it holds
 /// that thread until the test lets it go.
@@ -158,4 +158,51 @@ fn clearing_the_last_task_of_a_released_hand_off_pool_ends_the_release() {
         Poll::Ready(Ok(()))
     ));
     assert_eq!(spawner.attempts.load(SeqCst), 2);
+}
+
+/// A release that catches a submit half way in a hand-off pool whose last
+/// worker is busy keeps that worker for the late task: the worker, done with
+/// its own task in the released pool, stays rather than retire, and runs the
+/// task once it comes — no new thread is needed for it (here none could
+/// start), and the release ends once it ran.
+#[test]
+fn a_released_hand_off_pool_keeps_its_busy_worker_for_a_task_caught_half_way() {
+    let spawner = TestSpawner::failing(|n| n >= 2);
+    // (No expiry: the parked worker stays until the release retires it.)
+    let builder = Pool::builder().capacity(2).disable_purge(true);
+    let (pool, clock) = trapped(builder, &spawner);
+    // Two workers: one busy, one parked (so the late submit pushes its task
+    // into the queue rather than start a thread that carries it).
+    let busy = occupy(&*pool, 1);
+    occupy(&*pool, 1).open();
+    assert!(eventually(|| pool.idle() == 1), "the second worker parks");
+    let ran = Counter::new();
+    let submitter = {
+        let (pool, clock, ran) = (Arc::clone(&pool), Arc::clone(&clock), ran.clone());
+        thread::spawn(move || {
+            clock.set_for_me();
+            pool.submit(move || ran.add()).is_ok()
+        })
+    };
+    assert!(eventually(|| clock.caught()), "the submit stamps its task");
+    pool.release();
+    assert!(
+        eventually(|| spawner.live() == 1),
+        "the parked worker retired"
+    );
+    busy.open();
+    assert!(
+        eventually(|| pool.idle() == 1 || spawner.live() == 0),
+        "the busy worker finished its task"
+    );
+    assert_eq!(spawner.live(), 1, "the worker stays for the admitted task");
+    clock.let_go();
+    assert!(submitter.join().unwrap(), "admitted before the release");
+    assert!(ran.reaches(1), "the late task ran");
+    assert!(pool.wait_released_timeout(PATIENCE));
+    assert_eq!(
+        spawner.attempts.load(SeqCst),
+        2,
+        "on the worker the pool had"
+    );
 }

@@ -321,3 +321,33 @@ fn growing_a_released_pool_starts_workers_for_its_queued_tasks() {
     assert!(pool.wait_released_timeout(PATIENCE));
     assert_eq!(pool.running(), 0);
 }
+
+/// Tuned down while every worker is busy and the queue stays full, a surplus
+/// worker retires after a few more tasks, not only once the queue runs
+/// empty: under a steady stream of work the lower capacity holds within a
+/// bounded number of tasks. (A queue of 64 tasks: a busy worker looks every
+/// few tasks, 16 with the shipped policy.)
+#[test]
+fn a_busy_surplus_worker_retires_before_the_queue_runs_empty() {
+    let pool = queue_pool(2, 64);
+    let first = occupy(&pool, 1);
+    let second = occupy(&pool, 1);
+    let done = submit_counted(&pool, 64);
+    pool.tune(1);
+    // The first worker drains the queue alone while the second is held.
+    first.open();
+    assert!(
+        eventually(|| pool.running() == 1),
+        "the surplus worker retires"
+    );
+    assert!(
+        pool.queued() > 0,
+        "it retired with tasks still queued, not after all {} ran",
+        done.get()
+    );
+    second.open();
+    assert!(done.reaches(64));
+    assert!(pool.wait_idle_timeout(PATIENCE));
+    assert_eq!(pool.running(), 1);
+    pool.release_timeout(PATIENCE).unwrap();
+}
