@@ -24,13 +24,10 @@ impl WorkerStack {
 }
 
 impl WorkerQueue for WorkerStack {
-    fn with_capacity(capacity: Option<usize>, prealloc: bool) -> Self {
-        match capacity {
-            Some(cap) if prealloc => WorkerStack {
-                items: Vec::with_capacity(cap),
-            },
-            _ => WorkerStack::new(),
-        }
+    /// Empty, reserving nothing: it grows as workers park. (A preallocated
+    /// idle queue is a ring, `WorkerRingBuf`: `IdleQueue` picks it.)
+    fn with_capacity(_capacity: Option<usize>, _prealloc: bool) -> Self {
+        WorkerStack::new()
     }
 
     fn insert(&mut self, worker: IdleWorker) -> Result<(), IdleWorker> {

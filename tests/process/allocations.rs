@@ -13,12 +13,15 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use antpool::port::IdleWorker;
 use antpool::{Pool, PoolWithFunc};
 use common::{Counter, eventually};
 
 struct Counting;
 
 static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+/// The bytes those allocations asked for (a `realloc` counts its new size).
+static BYTES: AtomicUsize = AtomicUsize::new(0);
 
 std::thread_local! {
     /// Whether this thread's allocations count: the test's own thread and the
@@ -41,6 +44,7 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if counted() {
             ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+            BYTES.fetch_add(layout.size(), Ordering::SeqCst);
         }
         // SAFETY: the caller's contract is passed on unchanged.
         unsafe { System.alloc(layout) }
@@ -52,6 +56,7 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if counted() {
             ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+            BYTES.fetch_add(new_size, Ordering::SeqCst);
         }
         // SAFETY: the caller's contract is passed on unchanged.
         unsafe { System.realloc(ptr, layout, new_size) }
@@ -132,4 +137,33 @@ fn a_hand_off_allocates_nothing_but_a_big_closures_box() {
     assert!(done.reaches(201));
     pool.release_timeout(Duration::from_secs(5)).unwrap();
     func_pool.release_timeout(Duration::from_secs(5)).unwrap();
+}
+
+/// `prealloc(true)` reserves the idle queue's room for every worker when the
+/// pool is built; without it, a pool of the largest capacity reserves none up
+/// front (its idle queue grows as workers park).
+#[test]
+fn prealloc_reserves_the_idle_queue_at_build_and_only_then() {
+    let _alone = common::serial();
+    count_this_thread();
+    const CAP: usize = antpool::MAX_CAPACITY;
+    let room = CAP * std::mem::size_of::<IdleWorker>();
+    let bytes_to_build = |prealloc| {
+        let before = BYTES.load(Ordering::SeqCst);
+        let pool = Pool::builder()
+            .capacity(CAP)
+            .prealloc(prealloc)
+            .build()
+            .unwrap();
+        let bytes = BYTES.load(Ordering::SeqCst) - before;
+        pool.release();
+        bytes
+    };
+    let with = bytes_to_build(true);
+    assert!(
+        with >= room,
+        "prealloc: {with} bytes, the queue needs {room}"
+    );
+    let without = bytes_to_build(false);
+    assert!(without < room / 16, "no prealloc: {without} bytes at build");
 }
