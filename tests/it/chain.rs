@@ -4,47 +4,10 @@
 
 use crate::common;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering::SeqCst;
 
 use antpool::Pool;
-use antpool::port::{Job, Spawner, StdSpawner};
-use common::{Counter, Gate, PATIENCE, occupy};
-
-/// A spawner of one CPU (the trait's default `parallelism`) whose thread
-/// for the spawn numbered `held` (0-based) waits on `gate` before it runs
-/// its job: that worker stays counted in the pool's word, not yet running.
-#[derive(Clone)]
-struct HeldSpawner {
-    inner: StdSpawner,
-    spawns: Arc<AtomicUsize>,
-    held: usize,
-    gate: Gate,
-}
-
-impl Spawner for HeldSpawner {
-    type Signal = antpool::port::StdSignal;
-    type Lock = antpool::port::StdLock;
-
-    fn spawn(&self, job: Job) -> Result<(), Job> {
-        let n = self.spawns.fetch_add(1, Ordering::SeqCst);
-        let gate = (n == self.held).then(|| self.gate.clone());
-        std::thread::Builder::new()
-            .name(format!("held-worker-{n}"))
-            .spawn(move || {
-                if let Some(gate) = gate {
-                    gate.wait();
-                }
-                job.run();
-            })
-            .expect("the test's threads start");
-        Ok(())
-    }
-
-    fn signal(&self) -> antpool::port::StdSignal {
-        self.inner.signal()
-    }
-}
+use common::{Counter, Gate, PATIENCE, TestSpawner, occupy};
 
 /// Three workers stuck on one CPU (twice the CPUs over: wake-ups chain) and
 /// one looker counted awake: a burst submitted then is left to that looker
@@ -53,14 +16,9 @@ impl Spawner for HeldSpawner {
 /// next — up to the capacity, without waiting for the stuck workers.
 #[test]
 fn a_burst_left_to_one_looker_gets_a_worker_for_each_task() {
+    // One CPU; the fourth thread (the looker that `tune` starts below) held.
     let start = Gate::new();
-    let spawner = HeldSpawner {
-        inner: StdSpawner::new(),
-        spawns: Arc::default(),
-        // The fourth thread: the looker that `tune` starts below.
-        held: 3,
-        gate: start.clone(),
-    };
+    let spawner = TestSpawner::new().on_cpus(1).holding(3, &start);
     let pool = Pool::builder()
         .capacity(3)
         .unbounded_queue()
@@ -81,16 +39,12 @@ fn a_burst_left_to_one_looker_gets_a_worker_for_each_task() {
     // more: `tune` starts a looker for it, held before it runs.
     submit();
     pool.tune(6);
-    assert_eq!(spawner.spawns.load(Ordering::SeqCst), 4);
+    assert_eq!(spawner.attempts.load(SeqCst), 4);
     // Two more, with a looker awake and the busy workers crowding the one
     // CPU: left to the looker (no thread started for them).
     submit();
     submit();
-    assert_eq!(
-        spawner.spawns.load(Ordering::SeqCst),
-        4,
-        "left to the looker"
-    );
+    assert_eq!(spawner.attempts.load(SeqCst), 4, "left to the looker");
     start.open();
     assert!(
         ran.reaches(3),
