@@ -14,6 +14,7 @@ mod async_submit;
 mod blocking;
 mod books;
 mod cancel;
+mod chain;
 mod clear_queue;
 mod clock_budget;
 mod deadline;

@@ -1,7 +1,9 @@
 //! A release that catches a submit half way: admitted before the release, its
 //! task not yet in the queue. The submitter is held there by the pool's clock,
 //! which it reads to stamp its task (feature `timings`, every task sampled)
-//! just before it takes its slot in the queue.
+//! just before it takes its slot in the queue. Likewise a release that
+//! catches a worker half way to its park, held at the clock read that
+//! begins it.
 
 use crate::common;
 
@@ -204,5 +206,54 @@ fn a_released_hand_off_pool_keeps_its_busy_worker_for_a_task_caught_half_way() {
         spawner.attempts.load(SeqCst),
         2,
         "on the worker the pool had"
+    );
+}
+
+/// A task already in the queue when the pool is released runs on a worker
+/// the pool has: the release starts no thread for it, even when the one
+/// worker free to take it is caught on its way to park (having found the
+/// queue empty just before) while the other is busy.
+///
+/// (One CPU, so the worker looks once and goes to park without spinning;
+/// the clock's trap holds it at the read that begins its park, set by its
+/// last task. Timings are off, so nothing else on that worker reads it.)
+#[test]
+fn a_release_starts_no_thread_for_a_task_a_parking_worker_can_take() {
+    let spawner = TestSpawner::new().on_cpus(1);
+    let clock = TrapClock::new();
+    let pool = Arc::new(
+        Pool::builder()
+            .capacity(2)
+            .unbounded_queue()
+            .clock(Arc::clone(&clock))
+            .spawner(spawner.clone())
+            .build()
+            .unwrap(),
+    );
+    let busy = occupy(&*pool, 1);
+    pool.submit(|| ()).unwrap();
+    assert!(eventually(|| pool.idle() == 1), "the second worker parks");
+    // Woken for this task, the second worker springs the trap on its way
+    // back to park.
+    let c = Arc::clone(&clock);
+    pool.submit(move || c.set_for_me()).unwrap();
+    assert!(eventually(|| clock.caught()), "the worker goes to park");
+    let ran = Counter::new();
+    let r = ran.clone();
+    pool.submit(move || r.add()).unwrap();
+    assert_eq!(pool.queued(), 1, "at the capacity: queued");
+    let releaser = {
+        let pool = Arc::clone(&pool);
+        thread::spawn(move || pool.release_timeout(PATIENCE))
+    };
+    assert!(eventually(|| pool.is_closed()));
+    clock.let_go();
+    assert!(ran.reaches(1), "the queued task ran");
+    busy.open();
+    releaser.join().unwrap().unwrap();
+    assert_eq!(
+        spawner.attempts.load(SeqCst),
+        2,
+        "no thread started for the queued task"
     );
 }

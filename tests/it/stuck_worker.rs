@@ -102,3 +102,30 @@ fn a_task_beside_a_stuck_worker_runs_after_the_watcher_expired() {
     stuck.open();
     pool.release_timeout(PATIENCE).unwrap();
 }
+
+/// A worker keeping watch beside a stuck one retires at its expiry as any
+/// idle worker does: with nothing queued, its looks at the queue wake
+/// nobody (itself included), so its idle time runs on.
+///
+/// (The clock is a manual one, as above; the watcher reaps itself when it
+/// finds its expiry passed on its next look.)
+#[test]
+fn a_watcher_beside_a_stuck_worker_retires_at_its_expiry() {
+    let clock = Arc::new(ManualClock::new());
+    let pool = Pool::builder()
+        .capacity(2)
+        .clock(clock.clone())
+        .expiry(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    let stuck = occupy(&pool, 1);
+    teach_tiny(&pool, &clock);
+    assert!(eventually(|| pool.idle() == 1), "the other worker parks");
+    clock.advance(Duration::from_secs(10));
+    assert!(
+        eventually(|| pool.running() == 1),
+        "the watcher expired beside the stuck worker"
+    );
+    stuck.open();
+    pool.release_timeout(PATIENCE).unwrap();
+}

@@ -107,6 +107,8 @@ pub struct TestSpawner {
     pub started: Arc<AtomicUsize>,
     pub ended: Arc<AtomicUsize>,
     fail: Arc<dyn Fn(usize) -> bool + Send + Sync>,
+    cpus: Option<usize>,
+    held: Option<(usize, Gate)>,
 }
 
 impl TestSpawner {
@@ -121,6 +123,28 @@ impl TestSpawner {
             started: Arc::default(),
             ended: Arc::default(),
             fail: Arc::new(fail),
+            cpus: None,
+            held: None,
+        }
+    }
+
+    /// The same, telling the pool it runs on `cpus` CPUs (1: no spinning,
+    /// no watch, nothing left to a busy worker; wake-ups chain past two busy
+    /// workers).
+    pub fn on_cpus(self, cpus: usize) -> Self {
+        TestSpawner {
+            cpus: Some(cpus),
+            ..self
+        }
+    }
+
+    /// The same, with the thread of spawn number `n` (0-based) held until
+    /// `gate` opens before it runs its job: that worker stays counted in the
+    /// pool (a looker, or busy with the task it carries), not yet running.
+    pub fn holding(self, n: usize, gate: &Gate) -> Self {
+        TestSpawner {
+            held: Some((n, gate.clone())),
+            ..self
         }
     }
 
@@ -142,9 +166,13 @@ impl Spawner for TestSpawner {
         started.fetch_add(1, Ordering::SeqCst);
         let raw = job.into_raw();
         let carried = RawJob(raw);
+        let held = self.held.clone().filter(|(k, _)| *k == n);
         std::thread::Builder::new()
             .name(format!("test-worker-{n}"))
             .spawn(move || {
+                if let Some((_, gate)) = held {
+                    gate.wait();
+                }
                 carried.run();
                 ended.fetch_add(1, Ordering::SeqCst);
             })
@@ -160,11 +188,12 @@ impl Spawner for TestSpawner {
         self.inner.signal()
     }
 
-    // As the std spawner: the pool sees the machine's CPUs, so a test on
-    // this spawner runs what a std pool runs (spinning, the watch, tasks
-    // left to a busy worker), not the single-CPU default's policy.
+    // As the std spawner (unless `on_cpus`): the pool sees the machine's
+    // CPUs, so a test on this spawner runs what a std pool runs (spinning,
+    // the watch, tasks left to a busy worker), not the single-CPU default's
+    // policy.
     fn parallelism(&self) -> usize {
-        self.inner.parallelism()
+        self.cpus.unwrap_or_else(|| self.inner.parallelism())
     }
 }
 
