@@ -1,0 +1,117 @@
+//! Unit tests of the waiters' line that set up, by hand, a state the
+//! integration tests reach only by a race.
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use super::super::ctl::adm;
+use super::super::node::{Node, state};
+use super::super::submit::Attempt;
+use super::super::timed::Stamp;
+use crate::clock::Clock;
+use crate::priority::Priority::Normal;
+use crate::spawner::Spawner;
+use crate::task::SmallTask;
+
+/// A submitter that found the queue full, and once it holds the lock finds
+/// a free slot (a worker took a task meanwhile, leaving the queue above half,
+/// so its look before the lock saw no room), goes round to take the slot: it
+/// does not join the line, where it would wait for the queue to drain past
+/// half while the slot stays free.
+#[test]
+fn a_submitter_that_finds_a_free_slot_under_the_lock_takes_it() {
+    let pool = crate::Pool::builder()
+        .capacity(1)
+        .max_queued_tasks(4)
+        .build()
+        .unwrap();
+    let (started_tx, started) = mpsc::channel();
+    let (finish, finish_rx) = mpsc::channel::<()>();
+    pool.submit(move || {
+        started_tx.send(()).unwrap();
+        finish_rx.recv().unwrap();
+    })
+    .unwrap();
+    started.recv().unwrap();
+    for _ in 0..3 {
+        pool.try_submit(|| ()).unwrap();
+    }
+    let engine = pool.engine();
+    assert_eq!(
+        engine.queued(),
+        3,
+        "one slot of four free, not drained past half"
+    );
+    // A deadline already due: a submitter that joined the line would time
+    // out at once instead of parking for good (its worker is held).
+    let due = Some(engine.clock.now());
+    pool.with_ref(|handle| {
+        let task = SmallTask::new(|| ());
+        let task = match engine.wait_for_room(handle, task, due, Normal, Stamp::NONE) {
+            Attempt::Saturated(task) => task,
+            Attempt::Done(Ok(())) => panic!("admitted through the line"),
+            Attempt::Done(Err(e)) => panic!("joined the line with a free slot: {e:?}"),
+        };
+        assert_eq!(engine.waiting(), 0, "nobody in the line");
+        assert!(
+            matches!(engine.attempt(handle, task, Normal), Attempt::Done(Ok(()))),
+            "the free slot takes the task"
+        );
+    });
+    assert_eq!(engine.queued(), 4);
+    finish.send(()).unwrap();
+    pool.release_timeout(Duration::from_secs(60)).unwrap();
+}
+
+/// An async waiter that joins the line through the inbox just as a lock
+/// holder, having found its level's line and inbox empty, lowers the level's
+/// flag (the push after that look, before the lowering) gets the flag back:
+/// newcomers do not pass it. And if the pool has room — the worker that
+/// freed it may have read the flag down and let nobody in — the lowerer is
+/// told to let it in; with none, it waits for the next task's end to look.
+#[test]
+fn a_push_racing_the_flags_lowering_keeps_its_place_and_is_let_in() {
+    for room in [true, false] {
+        let pool = crate::Pool::new(1).unwrap();
+        let (started_tx, started) = mpsc::channel();
+        let (finish, finish_rx) = mpsc::channel::<()>();
+        if !room {
+            pool.submit(move || {
+                started_tx.send(()).unwrap();
+                let _ = finish_rx.recv();
+            })
+            .unwrap();
+            started.recv().unwrap();
+        }
+        let engine = pool.engine();
+        // The last waiter has just left the line: its flag is still up.
+        engine.gate.adm.set(adm::WAITERS);
+        // The lock holder's look: every line and inbox empty.
+        let empty = adm::ANY_WAITERS;
+        // Then the push, and its raise.
+        let node = Node::with_task(
+            engine.spawner.signal(),
+            SmallTask::new(|| ()),
+            state::WAITING,
+        );
+        // SAFETY: our node, in no list; it stays on this stack, unmoved,
+        // until we take it out of the line below.
+        unsafe { engine.inbox.push(Normal, (&node).into()) };
+        engine.gate.adm.set(adm::WAITERS);
+        let mut cold = engine.cold.lock();
+        let let_in = engine.lower_flags(&mut cold, empty);
+        assert!(
+            engine.refuses(engine.gate.adm.load(), Normal),
+            "room {room}: a newcomer passes the waiter"
+        );
+        assert_eq!(let_in, room, "room {room}: told to let the waiter in");
+        // Take the node out, as a dropped future does.
+        assert!(engine.waiters(&mut cold).at(Normal).remove((&node).into()));
+        assert!(!engine.waiters_changed(&mut cold));
+        drop(cold);
+        // SAFETY: we took our node out ourselves: its task is ours.
+        drop(unsafe { node.take_task() });
+        drop(finish);
+        pool.release_timeout(Duration::from_secs(60)).unwrap();
+    }
+}
