@@ -69,10 +69,17 @@ fn a_submitter_that_finds_a_free_slot_under_the_lock_takes_it() {
 /// newcomers do not pass it. And if the pool has room — the worker that
 /// freed it may have read the flag down and let nobody in — the lowerer is
 /// told to let it in; with none, it waits for the next task's end to look.
+/// Whether the look found every line empty, or (a pool with levels) only
+/// the pusher's.
 #[test]
 fn a_push_racing_the_flags_lowering_keeps_its_place_and_is_let_in() {
-    for room in [true, false] {
-        let pool = crate::Pool::new(1).unwrap();
+    let looks = [(false, adm::ANY_WAITERS), (true, adm::WAITERS)];
+    for ((priorities, empty), room) in looks.into_iter().flat_map(|l| [(l, true), (l, false)]) {
+        let pool = crate::Pool::builder()
+            .capacity(1)
+            .priorities(priorities)
+            .build()
+            .unwrap();
         let (started_tx, started) = mpsc::channel();
         let (finish, finish_rx) = mpsc::channel::<()>();
         if !room {
@@ -86,9 +93,7 @@ fn a_push_racing_the_flags_lowering_keeps_its_place_and_is_let_in() {
         let engine = pool.engine();
         // The last waiter has just left the line: its flag is still up.
         engine.gate.adm.set(adm::WAITERS);
-        // The lock holder's look: every line and inbox empty.
-        let empty = adm::ANY_WAITERS;
-        // Then the push, and its raise.
+        // The lock holder's look (`empty`), then the push, and its raise.
         let node = Node::with_task(
             engine.spawner.signal(),
             SmallTask::new(|| ()),
@@ -102,9 +107,12 @@ fn a_push_racing_the_flags_lowering_keeps_its_place_and_is_let_in() {
         let let_in = engine.lower_flags(&mut cold, empty);
         assert!(
             engine.refuses(engine.gate.adm.load(), Normal),
-            "room {room}: a newcomer passes the waiter"
+            "room {room}, look {empty:x}: a newcomer passes the waiter"
         );
-        assert_eq!(let_in, room, "room {room}: told to let the waiter in");
+        assert_eq!(
+            let_in, room,
+            "room {room}, look {empty:x}: told to let the waiter in"
+        );
         // Take the node out, as a dropped future does.
         assert!(engine.waiters(&mut cold).at(Normal).remove((&node).into()));
         assert!(!engine.waiters_changed(&mut cold));
@@ -114,4 +122,29 @@ fn a_push_racing_the_flags_lowering_keeps_its_place_and_is_let_in() {
         drop(finish);
         pool.release_timeout(Duration::from_secs(60)).unwrap();
     }
+}
+
+/// A lock holder that finds every line empty lowers every level's flag,
+/// however many were up: a newcomer then passes nobody and is admitted,
+/// even by `try_submit`.
+#[test]
+fn the_flags_all_fall_when_every_line_empties_at_once() {
+    let pool = crate::Pool::builder()
+        .capacity(1)
+        .priorities(true)
+        .build()
+        .unwrap();
+    let engine = pool.engine();
+    // Waiters at every level have just been let in, all in one grant.
+    engine.gate.adm.set(adm::ANY_WAITERS);
+    assert!(!engine.waiters_changed(&mut engine.cold.lock()));
+    assert_eq!(
+        engine.gate.adm.load() & adm::ANY_WAITERS,
+        0,
+        "flags left up"
+    );
+    pool.with_priority(crate::Priority::Low)
+        .try_submit(|| ())
+        .unwrap();
+    pool.release_timeout(Duration::from_secs(60)).unwrap();
 }
