@@ -148,3 +148,42 @@ fn the_flags_all_fall_when_every_line_empties_at_once() {
         .unwrap();
     pool.release_timeout(Duration::from_secs(60)).unwrap();
 }
+
+/// A queue pool's worker looks at the admission word before it takes the
+/// lock for blocked submitters: the look says "let them in" whenever a
+/// level whose waiters' flag is up has drained past half — whatever flags
+/// the other levels have up and however full their queues. Else those
+/// waiters would wait until another level drains, or the last worker parks.
+/// (A "yes" for full queues' waiters alone costs a look under the lock,
+/// which lets nobody in: not checked here.)
+#[test]
+fn a_workers_look_finds_every_level_drained_under_its_flag() {
+    use crate::Priority::{High, Low};
+    let pool = crate::Pool::builder()
+        .capacity(1)
+        .max_queued_tasks(2)
+        .priorities(true)
+        .build()
+        .unwrap();
+    let (started_tx, started) = mpsc::channel();
+    let (finish, finish_rx) = mpsc::channel::<()>();
+    pool.submit(move || {
+        started_tx.send(()).unwrap();
+        let _ = finish_rx.recv();
+    })
+    .unwrap();
+    started.recv().unwrap();
+    for level in [High, Low] {
+        for _ in 0..2 {
+            pool.with_priority(level).try_submit(|| ()).unwrap();
+        }
+    }
+    let engine = pool.engine();
+    // `High` and `Low` full, `Normal` empty (drained).
+    let (high, normal, low) = (adm::WAITERS_HIGH, adm::WAITERS, adm::WAITERS_LOW);
+    for flags in [normal, high | normal, normal | low, high | normal | low] {
+        assert!(engine.queue_waiters_may_enter(flags), "flags {flags:x}");
+    }
+    finish.send(()).unwrap();
+    pool.release_timeout(Duration::from_secs(60)).unwrap();
+}
