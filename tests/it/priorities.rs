@@ -182,6 +182,50 @@ fn the_starvation_bound_lets_a_blocked_low_submitter_in_after_k_high_ones() {
     }
 }
 
+/// Under a starvation bound, the turn a lower level gets goes to the next
+/// level down with waiters, once: the count of grants in a row starts again
+/// from it, so the top level is served next, and a level further down waits
+/// until the bound runs out again (blocked submitters of a hand-off pool,
+/// at three levels, bound 1).
+#[test]
+fn the_starvation_bounds_turn_goes_one_level_down_and_back_to_the_top() {
+    let pool = Arc::new(
+        Pool::builder()
+            .capacity(1)
+            .priorities(true)
+            .starvation_bound(1)
+            .build()
+            .unwrap(),
+    );
+    let gate = occupy(&pool, 1);
+    let log = log();
+    let mut threads = Vec::new();
+    // Arrivals, one at a time.
+    let arrivals = [
+        (High, "H0"),
+        (High, "H1"),
+        (High, "H2"),
+        (Normal, "N0"),
+        (Normal, "N1"),
+        (Low, "L0"),
+    ];
+    for (level, name) in arrivals {
+        let (p, task) = (pool.clone(), named(&log, name));
+        let before = pool.waiting();
+        threads.push(thread::spawn(move || {
+            p.with_priority(level).submit(task).unwrap()
+        }));
+        assert!(eventually(|| pool.waiting() == before + 1));
+    }
+    gate.open();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert!(pool.wait_idle_timeout(PATIENCE));
+    assert_eq!(started(&log), ["H0", "N0", "H1", "N1", "H2", "L0"]);
+    pool.release_timeout(PATIENCE).unwrap();
+}
+
 #[test]
 fn a_newcomer_never_passes_a_waiter_of_its_own_level_in_a_queue_pool() {
     let pool = Arc::new(one_worker(1, true));
