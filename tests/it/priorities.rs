@@ -226,6 +226,51 @@ fn the_starvation_bounds_turn_goes_one_level_down_and_back_to_the_top() {
     pool.release_timeout(PATIENCE).unwrap();
 }
 
+/// The starvation bound counts only grants made while a lower level waits:
+/// a `Low` submitter that blocks after `High` ones were let in with nobody
+/// below them still waits for `k` more `High` grants (bound 1: `H1` first).
+#[test]
+fn the_starvation_bound_counts_no_grant_made_before_a_lower_level_waited() {
+    let pool = Arc::new(
+        Pool::builder()
+            .capacity(1)
+            .priorities(true)
+            .starvation_bound(1)
+            .build()
+            .unwrap(),
+    );
+    let gate = occupy(&pool, 1);
+    let (log, h0_gate) = (log(), common::Gate::new());
+    let h0 = {
+        let (log, h0_gate) = (log.clone(), h0_gate.clone());
+        move || {
+            log.lock().unwrap().push("H0".to_owned());
+            h0_gate.wait();
+        }
+    };
+    let submit = |level, task: Box<dyn FnOnce() + Send>| {
+        let (p, before) = (pool.clone(), pool.waiting());
+        let t = thread::spawn(move || p.with_priority(level).submit(task).unwrap());
+        assert!(eventually(|| pool.waiting() == before + 1));
+        t
+    };
+    let mut threads = vec![
+        submit(High, Box::new(h0)),
+        submit(High, Box::new(named(&log, "H1"))),
+    ];
+    gate.open();
+    // H0 let in (nobody below waited), and running; then L blocks.
+    assert!(eventually(|| started(&log) == ["H0"] && pool.waiting() == 1));
+    threads.push(submit(Low, Box::new(named(&log, "L"))));
+    h0_gate.open();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert!(pool.wait_idle_timeout(PATIENCE));
+    assert_eq!(started(&log), ["H0", "H1", "L"]);
+    pool.release_timeout(PATIENCE).unwrap();
+}
+
 #[test]
 fn a_newcomer_never_passes_a_waiter_of_its_own_level_in_a_queue_pool() {
     let pool = Arc::new(one_worker(1, true));
