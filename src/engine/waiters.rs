@@ -357,6 +357,15 @@ impl<F: Flavor> Engine<F> {
                 empty |= adm::waiters(level);
             }
         }
+        self.lower_flags(cold, empty)
+    }
+
+    /// [`waiters_changed`](Self::waiters_changed)'s lowering: clears the
+    /// waiters' flags `empty` (levels whose line and inbox it found empty),
+    /// then puts back those of levels an async waiter pushed itself at since
+    /// that look; `true` if it put one back with room for its waiters. Under
+    /// the lock (`_cold`).
+    fn lower_flags(&self, _cold: &mut Guard<'_, F>, empty: usize) -> bool {
         let a = self.gate.adm.load();
         if a & empty != 0 {
             self.gate.adm.clear(empty);
@@ -582,3 +591,6 @@ impl<F: Flavor> Engine<F> {
         }
     }
 }
+
+#[cfg(all(test, feature = "std", not(antpool_loom)))]
+mod tests;

@@ -487,3 +487,46 @@ fn a_saturated_async_submit_joins_the_line_on_a_clock_that_stands_still() {
     futures_executor::block_on(fut).unwrap();
     pool.release_timeout(PATIENCE).unwrap();
 }
+
+/// A saturated async submit that yields to its executor instead of joining
+/// the line stops yielding once room frees: the first poll after the pool
+/// has room again admits its task — a hand-off pool below its capacity, a
+/// queue drained past half. Its yields are for a pool still full, not polls
+/// to spend whatever the room (on a clock that stands still, their time
+/// never runs out).
+#[test]
+fn a_yielding_async_submit_takes_the_room_at_its_next_poll() {
+    for (mode, queue) in [("hand-off", 0), ("queue", 2)] {
+        let pool = Pool::builder()
+            .capacity(1)
+            .max_queued_tasks(queue)
+            .clock(Arc::new(antpool::port::ManualClock::new()))
+            .spawner(ManyCpus(antpool::port::StdSpawner::new()))
+            .build()
+            .unwrap();
+        let gate = occupy(&pool, 1);
+        for _ in 0..queue {
+            pool.try_submit(|| ()).unwrap();
+        }
+        let (waker, _) = counting_waker();
+        let ran = Counter::new();
+        let task = {
+            let ran = ran.clone();
+            move || ran.add()
+        };
+        let mut fut = Box::pin(pool.submit_async(task));
+        assert!(
+            poll_once(fut.as_mut(), &waker).is_pending(),
+            "{mode}: resolved on a saturated pool"
+        );
+        assert_eq!(pool.waiting(), 0, "{mode}: it yields before it waits");
+        gate.open();
+        assert!(pool.wait_idle_timeout(PATIENCE), "{mode}");
+        match poll_once(fut.as_mut(), &waker) {
+            Poll::Ready(result) => result.unwrap(),
+            Poll::Pending => panic!("{mode}: still yielding with room in the pool"),
+        }
+        assert!(ran.reaches(1), "{mode}");
+        pool.release_timeout(PATIENCE).unwrap();
+    }
+}

@@ -47,6 +47,7 @@ mod release_parked;
 mod results;
 mod scope;
 mod scope_group;
+mod starvation;
 mod static_pool;
 mod stats;
 mod stuck_worker;

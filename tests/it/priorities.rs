@@ -1,7 +1,8 @@
 //! Priorities: three levels, a queue and a line of blocked submitters per
 //! level, `High` first and FIFO within a level, never preemptive; the
-//! reserve for `High` in a hand-off pool, the starvation bound, and what
-//! every level shares (`max_blocking_tasks`, release, drain).
+//! reserve for `High` in a hand-off pool, and what every level shares
+//! (`max_blocking_tasks`, release, drain). The starvation bound is in
+//! `starvation.rs`.
 
 use crate::common;
 
@@ -15,19 +16,19 @@ use common::{PATIENCE, eventually, occupy};
 use Priority::{High, Low, Normal};
 
 /// Where tasks write their names as they start.
-type Log = Arc<Mutex<Vec<String>>>;
+pub(crate) type Log = Arc<Mutex<Vec<String>>>;
 
-fn log() -> Log {
+pub(crate) fn log() -> Log {
     Arc::new(Mutex::new(Vec::new()))
 }
 
 /// A task that writes `name` to `log` as it starts.
-fn named(log: &Log, name: impl Into<String>) -> impl FnOnce() + Send + 'static {
+pub(crate) fn named(log: &Log, name: impl Into<String>) -> impl FnOnce() + Send + 'static {
     let (log, name) = (log.clone(), name.into());
     move || log.lock().unwrap().push(name)
 }
 
-fn started(log: &Log) -> Vec<String> {
+pub(crate) fn started(log: &Log) -> Vec<String> {
     log.lock().unwrap().clone()
 }
 
@@ -136,50 +137,6 @@ fn blocked_submitters_of_a_hand_off_pool_are_served_by_level() {
     assert!(pool.wait_idle_timeout(PATIENCE));
     assert_eq!(started(&log), ["B", "C", "D", "A"]);
     pool.release_timeout(PATIENCE).unwrap();
-}
-
-/// With a starvation bound of `k`, a submitter blocked at `Low` in a hand-off
-/// pool is let in after at most `k` blocked `High` submitters that came after
-/// it, and `High` then has the rest; without one, `Low` waits for every
-/// `High` (and a lone level is served in arrival order either way).
-#[test]
-fn the_starvation_bound_lets_a_blocked_low_submitter_in_after_k_high_ones() {
-    for bound in [0, 2] {
-        let pool = Arc::new(
-            Pool::builder()
-                .capacity(1)
-                .priorities(true)
-                .starvation_bound(bound)
-                .build()
-                .unwrap(),
-        );
-        let gate = occupy(&pool, 1);
-        let log = log();
-        let mut threads = Vec::new();
-        // Arrivals, one at a time: L at Low, then H0..H3 at High.
-        let arrivals = [(Low, "L".to_owned())]
-            .into_iter()
-            .chain((0..4).map(|i| (High, format!("H{i}"))));
-        for (level, name) in arrivals {
-            let (p, task) = (pool.clone(), named(&log, name));
-            let before = pool.waiting();
-            threads.push(thread::spawn(move || {
-                p.with_priority(level).submit(task).unwrap()
-            }));
-            assert!(eventually(|| pool.waiting() == before + 1));
-        }
-        gate.open();
-        for t in threads {
-            t.join().unwrap();
-        }
-        assert!(pool.wait_idle_timeout(PATIENCE));
-        let expected = match bound {
-            0 => ["H0", "H1", "H2", "H3", "L"],
-            _ => ["H0", "H1", "L", "H2", "H3"],
-        };
-        assert_eq!(started(&log), expected, "starvation bound {bound}");
-        pool.release_timeout(PATIENCE).unwrap();
-    }
 }
 
 #[test]
@@ -317,60 +274,6 @@ fn a_waiter_behind_the_reserve_is_served_by_the_worker_that_made_room() {
         "on the worker the pool had"
     );
     pool.release_timeout(PATIENCE).unwrap();
-}
-
-/// With a starvation bound of `k`, a waiting `Low` task gets one turn every
-/// `k + 1` takes, and no more (`High` keeps the other `k`), whatever the queue
-/// (bounded, or unbounded); without one, `Low` waits for every `High` task.
-#[test]
-fn the_starvation_bound_gives_low_a_turn_every_k_plus_one_takes() {
-    for (queue, bound) in [
-        ("bounded", 0),
-        ("bounded", 3),
-        ("unbounded", 0),
-        ("unbounded", 3),
-    ] {
-        let builder = match queue {
-            "bounded" => Pool::builder().max_queued_tasks(64),
-            _ => Pool::builder().unbounded_queue(),
-        };
-        let pool = builder
-            .capacity(1)
-            .priorities(true)
-            .starvation_bound(bound)
-            .build()
-            .unwrap();
-        let gate = occupy(&pool, 1);
-        let log = log();
-        for i in 0..40 {
-            pool.with_priority(High)
-                .submit(named(&log, format!("H{i}")))
-                .unwrap();
-        }
-        for i in 0..5 {
-            pool.with_priority(Low)
-                .submit(named(&log, format!("L{i}")))
-                .unwrap();
-        }
-        gate.open();
-        assert!(pool.wait_idle_timeout(PATIENCE));
-        let order = started(&log);
-        for i in 0..5 {
-            let take = order.iter().position(|n| *n == format!("L{i}")).unwrap() + 1;
-            match bound {
-                0 => assert!(
-                    take > 40,
-                    "{queue}, strict: L{i} after every High (take {take})"
-                ),
-                k => assert_eq!(
-                    take,
-                    (k as usize + 1) * (i + 1),
-                    "{queue}: L{i} at take {take}"
-                ),
-            }
-        }
-        pool.release_timeout(PATIENCE).unwrap();
-    }
 }
 
 #[test]
