@@ -76,6 +76,8 @@ mod ring;
 mod ring_loom;
 mod spin;
 mod submit;
+#[cfg(all(test, feature = "std", not(antpool_loom)))]
+mod tests;
 mod timed;
 mod transport;
 mod wait_async;

@@ -251,9 +251,11 @@ impl<F: Flavor> Engine<F> {
 
 #[cfg(all(test, feature = "std", not(antpool_loom)))]
 mod tests {
-    use std::sync::{Arc, mpsc};
+    use std::sync::Arc;
     use std::thread;
     use std::time::{Duration, Instant};
+
+    use super::super::tests::hold_one;
 
     /// Waits (polling, up to a generous limit) until `cond` holds.
     fn eventually(mut cond: impl FnMut() -> bool) -> bool {
@@ -275,14 +277,7 @@ mod tests {
     #[test]
     fn a_stale_look_lets_no_pause_caller_go_while_a_task_runs() {
         let pool = Arc::new(crate::Pool::new(2).unwrap());
-        let (started_tx, started) = mpsc::channel();
-        let (finish, finish_rx) = mpsc::channel::<()>();
-        pool.submit(move || {
-            started_tx.send(()).unwrap();
-            finish_rx.recv().unwrap();
-        })
-        .unwrap();
-        started.recv().unwrap();
+        let finish = hold_one(&*pool);
         let pauser = {
             let pool = Arc::clone(&pool);
             thread::spawn(move || pool.engine().pause(None))

@@ -13,6 +13,25 @@ use common::{PATIENCE, eventually, occupy};
 
 use Priority::{High, Low, Normal};
 
+/// A one-worker hand-off pool with levels and a starvation bound of `k`.
+fn bounded(k: u32) -> Arc<Pool> {
+    let builder = Pool::builder().capacity(1).priorities(true);
+    Arc::new(builder.starvation_bound(k).build().unwrap())
+}
+
+/// Submits `task` at `level` from a thread of its own, once that submitter
+/// has joined the line of blocked ones (so arrivals keep their order).
+fn block_in_line(
+    pool: &Arc<Pool>,
+    level: Priority,
+    task: impl FnOnce() + Send + 'static,
+) -> thread::JoinHandle<()> {
+    let (p, before) = (pool.clone(), pool.waiting());
+    let t = thread::spawn(move || p.with_priority(level).submit(task).unwrap());
+    assert!(eventually(|| pool.waiting() == before + 1));
+    t
+}
+
 /// With a starvation bound of `k`, a submitter blocked at `Low` in a hand-off
 /// pool is let in after at most `k` blocked `High` submitters that came after
 /// it, and `High` then has the rest; without one, `Low` waits for every
@@ -20,29 +39,16 @@ use Priority::{High, Low, Normal};
 #[test]
 fn the_starvation_bound_lets_a_blocked_low_submitter_in_after_k_high_ones() {
     for bound in [0, 2] {
-        let pool = Arc::new(
-            Pool::builder()
-                .capacity(1)
-                .priorities(true)
-                .starvation_bound(bound)
-                .build()
-                .unwrap(),
-        );
+        let pool = bounded(bound);
         let gate = occupy(&pool, 1);
         let log = log();
-        let mut threads = Vec::new();
         // Arrivals, one at a time: L at Low, then H0..H3 at High.
         let arrivals = [(Low, "L".to_owned())]
             .into_iter()
             .chain((0..4).map(|i| (High, format!("H{i}"))));
-        for (level, name) in arrivals {
-            let (p, task) = (pool.clone(), named(&log, name));
-            let before = pool.waiting();
-            threads.push(thread::spawn(move || {
-                p.with_priority(level).submit(task).unwrap()
-            }));
-            assert!(eventually(|| pool.waiting() == before + 1));
-        }
+        let threads: Vec<_> = arrivals
+            .map(|(level, name)| block_in_line(&pool, level, named(&log, name)))
+            .collect();
         gate.open();
         for t in threads {
             t.join().unwrap();
@@ -64,17 +70,9 @@ fn the_starvation_bound_lets_a_blocked_low_submitter_in_after_k_high_ones() {
 /// at three levels, bound 1).
 #[test]
 fn the_starvation_bounds_turn_goes_one_level_down_and_back_to_the_top() {
-    let pool = Arc::new(
-        Pool::builder()
-            .capacity(1)
-            .priorities(true)
-            .starvation_bound(1)
-            .build()
-            .unwrap(),
-    );
+    let pool = bounded(1);
     let gate = occupy(&pool, 1);
     let log = log();
-    let mut threads = Vec::new();
     // Arrivals, one at a time.
     let arrivals = [
         (High, "H0"),
@@ -84,14 +82,10 @@ fn the_starvation_bounds_turn_goes_one_level_down_and_back_to_the_top() {
         (Normal, "N1"),
         (Low, "L0"),
     ];
-    for (level, name) in arrivals {
-        let (p, task) = (pool.clone(), named(&log, name));
-        let before = pool.waiting();
-        threads.push(thread::spawn(move || {
-            p.with_priority(level).submit(task).unwrap()
-        }));
-        assert!(eventually(|| pool.waiting() == before + 1));
-    }
+    let threads: Vec<_> = arrivals
+        .into_iter()
+        .map(|(level, name)| block_in_line(&pool, level, named(&log, name)))
+        .collect();
     gate.open();
     for t in threads {
         t.join().unwrap();
@@ -106,14 +100,7 @@ fn the_starvation_bounds_turn_goes_one_level_down_and_back_to_the_top() {
 /// below them still waits for `k` more `High` grants (bound 1: `H1` first).
 #[test]
 fn the_starvation_bound_counts_no_grant_made_before_a_lower_level_waited() {
-    let pool = Arc::new(
-        Pool::builder()
-            .capacity(1)
-            .priorities(true)
-            .starvation_bound(1)
-            .build()
-            .unwrap(),
-    );
+    let pool = bounded(1);
     let gate = occupy(&pool, 1);
     let (log, h0_gate) = (log(), common::Gate::new());
     let h0 = {
@@ -123,20 +110,14 @@ fn the_starvation_bound_counts_no_grant_made_before_a_lower_level_waited() {
             h0_gate.wait();
         }
     };
-    let submit = |level, task: Box<dyn FnOnce() + Send>| {
-        let (p, before) = (pool.clone(), pool.waiting());
-        let t = thread::spawn(move || p.with_priority(level).submit(task).unwrap());
-        assert!(eventually(|| pool.waiting() == before + 1));
-        t
-    };
     let mut threads = vec![
-        submit(High, Box::new(h0)),
-        submit(High, Box::new(named(&log, "H1"))),
+        block_in_line(&pool, High, h0),
+        block_in_line(&pool, High, named(&log, "H1")),
     ];
     gate.open();
     // H0 let in (nobody below waited), and running; then L blocks.
     assert!(eventually(|| started(&log) == ["H0"] && pool.waiting() == 1));
-    threads.push(submit(Low, Box::new(named(&log, "L"))));
+    threads.push(block_in_line(&pool, Low, named(&log, "L")));
     h0_gate.open();
     for t in threads {
         t.join().unwrap();

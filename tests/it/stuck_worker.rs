@@ -69,6 +69,28 @@ fn every_task_submitted_beside_a_stuck_worker_runs() {
     pool.release_timeout(PATIENCE).unwrap();
 }
 
+/// A pool of two on a manual clock with an expiry of 10 s (reaped by its
+/// workers, or with `purge` off by `Pool::purge` only): one worker stuck (the
+/// gate lets it go), the other taught that tasks are tiny and parked, on
+/// watch, and the clock moved past its expiry.
+fn watcher_past_its_expiry(
+    purge: bool,
+) -> (Pool<antpool::IdleQueue, Arc<ManualClock>>, common::Gate) {
+    let clock = Arc::new(ManualClock::new());
+    let pool = Pool::builder()
+        .capacity(2)
+        .clock(clock.clone())
+        .expiry(Duration::from_secs(10))
+        .disable_purge(!purge)
+        .build()
+        .unwrap();
+    let stuck = occupy(&pool, 1);
+    teach_tiny(&pool, &clock);
+    assert!(eventually(|| pool.idle() == 1), "the other worker parks");
+    clock.advance(Duration::from_secs(10));
+    (pool, stuck)
+}
+
 /// A worker keeping watch beside a stuck one that is retired for idling past
 /// its expiry takes the watch with it: a task submitted afterwards still runs
 /// while the stuck worker holds on, rather than waiting behind it for a watch
@@ -79,18 +101,7 @@ fn every_task_submitted_beside_a_stuck_worker_runs() {
 /// only reaper, so the watcher is the one worker it retires.
 #[test]
 fn a_task_beside_a_stuck_worker_runs_after_the_watcher_expired() {
-    let clock = Arc::new(ManualClock::new());
-    let pool = Pool::builder()
-        .capacity(2)
-        .clock(clock.clone())
-        .expiry(Duration::from_secs(10))
-        .disable_purge(true)
-        .build()
-        .unwrap();
-    let stuck = occupy(&pool, 1);
-    teach_tiny(&pool, &clock);
-    assert!(eventually(|| pool.idle() == 1), "the other worker parks");
-    clock.advance(Duration::from_secs(10));
+    let (pool, stuck) = watcher_past_its_expiry(false);
     assert_eq!(pool.purge(), 1, "the parked worker expired");
     for n in 1..=2 {
         assert!(
@@ -111,17 +122,7 @@ fn a_task_beside_a_stuck_worker_runs_after_the_watcher_expired() {
 /// finds its expiry passed on its next look.)
 #[test]
 fn a_watcher_beside_a_stuck_worker_retires_at_its_expiry() {
-    let clock = Arc::new(ManualClock::new());
-    let pool = Pool::builder()
-        .capacity(2)
-        .clock(clock.clone())
-        .expiry(Duration::from_secs(10))
-        .build()
-        .unwrap();
-    let stuck = occupy(&pool, 1);
-    teach_tiny(&pool, &clock);
-    assert!(eventually(|| pool.idle() == 1), "the other worker parks");
-    clock.advance(Duration::from_secs(10));
+    let (pool, stuck) = watcher_past_its_expiry(true);
     assert!(
         eventually(|| pool.running() == 1),
         "the watcher expired beside the stuck worker"

@@ -1,12 +1,12 @@
 //! Unit tests of the waiters' line that set up, by hand, a state the
 //! integration tests reach only by a race.
 
-use std::sync::mpsc;
 use std::time::Duration;
 
 use super::super::ctl::adm;
 use super::super::node::{Node, state};
 use super::super::submit::Attempt;
+use super::super::tests::hold_one;
 use super::super::timed::Stamp;
 use crate::clock::Clock;
 use crate::priority::Priority::Normal;
@@ -25,14 +25,7 @@ fn a_submitter_that_finds_a_free_slot_under_the_lock_takes_it() {
         .max_queued_tasks(4)
         .build()
         .unwrap();
-    let (started_tx, started) = mpsc::channel();
-    let (finish, finish_rx) = mpsc::channel::<()>();
-    pool.submit(move || {
-        started_tx.send(()).unwrap();
-        finish_rx.recv().unwrap();
-    })
-    .unwrap();
-    started.recv().unwrap();
+    let finish = hold_one(&pool);
     for _ in 0..3 {
         pool.try_submit(|| ()).unwrap();
     }
@@ -80,16 +73,7 @@ fn a_push_racing_the_flags_lowering_keeps_its_place_and_is_let_in() {
             .priorities(priorities)
             .build()
             .unwrap();
-        let (started_tx, started) = mpsc::channel();
-        let (finish, finish_rx) = mpsc::channel::<()>();
-        if !room {
-            pool.submit(move || {
-                started_tx.send(()).unwrap();
-                let _ = finish_rx.recv();
-            })
-            .unwrap();
-            started.recv().unwrap();
-        }
+        let finish = (!room).then(|| hold_one(&pool));
         let engine = pool.engine();
         // The last waiter has just left the line: its flag is still up.
         engine.gate.adm.set(adm::WAITERS);
@@ -165,14 +149,7 @@ fn a_workers_look_finds_every_level_drained_under_its_flag() {
         .priorities(true)
         .build()
         .unwrap();
-    let (started_tx, started) = mpsc::channel();
-    let (finish, finish_rx) = mpsc::channel::<()>();
-    pool.submit(move || {
-        started_tx.send(()).unwrap();
-        let _ = finish_rx.recv();
-    })
-    .unwrap();
-    started.recv().unwrap();
+    let finish = hold_one(&pool);
     for level in [High, Low] {
         for _ in 0..2 {
             pool.with_priority(level).try_submit(|| ()).unwrap();
