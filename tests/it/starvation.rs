@@ -32,6 +32,25 @@ fn block_in_line(
     t
 }
 
+/// The order in which a busy one-worker pool with a starvation bound of `k`
+/// lets in submitters blocked one after another as `arrivals` (level, name).
+fn let_in(k: u32, arrivals: impl IntoIterator<Item = (Priority, String)>) -> Vec<String> {
+    let pool = bounded(k);
+    let gate = occupy(&pool, 1);
+    let log = log();
+    let threads: Vec<_> = arrivals
+        .into_iter()
+        .map(|(level, name)| block_in_line(&pool, level, named(&log, name)))
+        .collect();
+    gate.open();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert!(pool.wait_idle_timeout(PATIENCE));
+    pool.release_timeout(PATIENCE).unwrap();
+    started(&log)
+}
+
 /// With a starvation bound of `k`, a submitter blocked at `Low` in a hand-off
 /// pool is let in after at most `k` blocked `High` submitters that came after
 /// it, and `High` then has the rest; without one, `Low` waits for every
@@ -39,27 +58,15 @@ fn block_in_line(
 #[test]
 fn the_starvation_bound_lets_a_blocked_low_submitter_in_after_k_high_ones() {
     for bound in [0, 2] {
-        let pool = bounded(bound);
-        let gate = occupy(&pool, 1);
-        let log = log();
         // Arrivals, one at a time: L at Low, then H0..H3 at High.
         let arrivals = [(Low, "L".to_owned())]
             .into_iter()
             .chain((0..4).map(|i| (High, format!("H{i}"))));
-        let threads: Vec<_> = arrivals
-            .map(|(level, name)| block_in_line(&pool, level, named(&log, name)))
-            .collect();
-        gate.open();
-        for t in threads {
-            t.join().unwrap();
-        }
-        assert!(pool.wait_idle_timeout(PATIENCE));
         let expected = match bound {
             0 => ["H0", "H1", "H2", "H3", "L"],
             _ => ["H0", "H1", "L", "H2", "H3"],
         };
-        assert_eq!(started(&log), expected, "starvation bound {bound}");
-        pool.release_timeout(PATIENCE).unwrap();
+        assert_eq!(let_in(bound, arrivals), expected, "bound {bound}");
     }
 }
 
@@ -70,9 +77,6 @@ fn the_starvation_bound_lets_a_blocked_low_submitter_in_after_k_high_ones() {
 /// at three levels, bound 1).
 #[test]
 fn the_starvation_bounds_turn_goes_one_level_down_and_back_to_the_top() {
-    let pool = bounded(1);
-    let gate = occupy(&pool, 1);
-    let log = log();
     // Arrivals, one at a time.
     let arrivals = [
         (High, "H0"),
@@ -82,17 +86,8 @@ fn the_starvation_bounds_turn_goes_one_level_down_and_back_to_the_top() {
         (Normal, "N1"),
         (Low, "L0"),
     ];
-    let threads: Vec<_> = arrivals
-        .into_iter()
-        .map(|(level, name)| block_in_line(&pool, level, named(&log, name)))
-        .collect();
-    gate.open();
-    for t in threads {
-        t.join().unwrap();
-    }
-    assert!(pool.wait_idle_timeout(PATIENCE));
-    assert_eq!(started(&log), ["H0", "N0", "H1", "N1", "H2", "L0"]);
-    pool.release_timeout(PATIENCE).unwrap();
+    let order = let_in(1, arrivals.map(|(level, name)| (level, name.to_owned())));
+    assert_eq!(order, ["H0", "N0", "H1", "N1", "H2", "L0"]);
 }
 
 /// The starvation bound counts only grants made while a lower level waits:
