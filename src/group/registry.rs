@@ -58,3 +58,21 @@ impl<T, K> Registry<T, K> {
         self.entries.iter().flatten().map(|(entry, _)| entry)
     }
 }
+
+#[cfg(all(test, not(antpool_loom)))]
+mod tests {
+    use super::Registry;
+
+    /// A key reserved for a task that never joined (its spawn failed) is
+    /// handed out again: a group whose spawns keep failing does not grow.
+    #[test]
+    fn a_released_key_is_handed_out_again() {
+        let mut registry = Registry::<u32, ()>::new();
+        let first = registry.reserve();
+        for _ in 0..3 {
+            registry.release(first);
+            assert_eq!(registry.reserve(), first);
+        }
+        assert_ne!(registry.reserve(), first, "a key in use is not");
+    }
+}

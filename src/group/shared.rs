@@ -340,22 +340,17 @@ impl<T> Shared<T> {
     }
 
     /// Cancels every entry of `entries` that has not begun, and queues it
-    /// (`Cancelled`) at once. Returns how many it cancelled.
-    pub(super) fn sweep<'a>(&self, entries: impl Iterator<Item = &'a Arc<Entry<T>>>) -> usize
+    /// (`Cancelled`) at once.
+    pub(super) fn sweep<'a>(&self, entries: impl Iterator<Item = &'a Arc<Entry<T>>>)
     where
         T: 'a,
     {
         let mut done = self.lock();
-        let mut swept = 0;
         for entry in entries {
-            if entry.cancel() {
-                swept += 1;
-                if !done.abandoned {
-                    done.queue.push_back(entry.clone());
-                }
+            if entry.cancel() && !done.abandoned {
+                done.queue.push_back(entry.clone());
             }
         }
-        swept
     }
 
     /// Moves every queued completion into `taken` (the joiner's own, empty),

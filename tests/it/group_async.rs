@@ -310,3 +310,32 @@ fn a_token_cancel_wakes_an_async_joiner() {
     });
     gate.open();
 }
+
+/// A pending `join_next_async` polled again by another task (another waker)
+/// wakes that one when a task completes, not the one that polled it first:
+/// a future moved between tasks is not lost.
+#[test]
+fn a_join_polled_again_with_another_waker_wakes_that_one() {
+    let pool = Pool::new(1).unwrap();
+    let mut group = pool.group::<u32>();
+    let gate = Gate::new();
+    let g = gate.clone();
+    group
+        .spawn(move || {
+            g.wait();
+            5
+        })
+        .unwrap();
+    let (first, first_wakes) = counting_waker();
+    let (second, second_wakes) = counting_waker();
+    let mut join = Box::pin(group.join_next_async());
+    assert!(poll_once(&mut join, &first).is_pending());
+    assert!(poll_once(&mut join, &second).is_pending());
+    gate.open();
+    assert!(eventually(|| second_wakes.0.load(SeqCst) == 1));
+    assert_eq!(first_wakes.0.load(SeqCst), 0, "the first waker is stale");
+    match poll_once(&mut join, &second) {
+        Poll::Ready(Some(Ok(5))) => {}
+        other => panic!("the completion, not {other:?}"),
+    }
+}
