@@ -474,6 +474,21 @@ impl<F: Flavor> Engine<F> {
         }
     }
 
+    /// As a looker parks with the lane empty (under the lock): a queue pool's
+    /// blocked submitters, let in unless the pool is paused. `None`: nobody
+    /// waits. The worker read `WAITERS` without the lock and may have missed
+    /// a waiter that linked itself just before; the lock orders it after that
+    /// one (loom: `inbox.rs`, a join as the last worker parks).
+    #[inline]
+    pub(super) fn grants_at_park(
+        &self,
+        cold: &mut Guard<'_, F>,
+        paused: bool,
+    ) -> Option<GrantsOf<F>> {
+        (!paused && !self.config.handoff() && self.waiters_to_serve(cold).len() > 0)
+            .then(|| self.grant_waiters(cold))
+    }
+
     /// Lets waiters in, while there is room: in a hand-off pool the oldest of
     /// the highest level (or a lower one's turn under the starvation bound)
     /// while the count is below that level's limit; in a queue pool, if a

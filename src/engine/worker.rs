@@ -9,7 +9,6 @@ use super::node::{Node, state};
 use super::policy::{Look, Policy};
 use super::spin::Spin;
 use super::timed::Stamped;
-use super::waiters::GrantsOf;
 use super::watch::Duty;
 use super::{AbortOnUnwind, Engine, EngineRef, Execute, Flavor, NodeOf, Outcome};
 use crate::clock::{Clock, Instant};
@@ -467,19 +466,6 @@ impl<F: Flavor> Engine<F> {
             true => Park::Look,
             false => Park::Retire,
         }
-    }
-
-    /// Under the lock, as a looker parks with the lane empty: a queue pool's
-    /// blocked submitters, let in now that the lane has room (not paused:
-    /// nobody enters then; a hand-off pool's are served as tasks end).
-    /// `None`: nobody waits. Our lane-empty check of `WAITERS` read `Adm`
-    /// without the lock and may have missed a waiter that linked itself just
-    /// before; the lock orders us after it (loom: `inbox.rs`, a join as the
-    /// last worker parks).
-    #[inline]
-    fn grants_at_park(&self, cold: &mut super::Guard<'_, F>, paused: bool) -> Option<GrantsOf<F>> {
-        (!paused && !self.config.handoff() && self.waiters_to_serve(cold).len() > 0)
-            .then(|| self.grant_waiters(cold))
     }
 
     /// Whether the worker parking as `id` (on the word `w`) takes up the watch:
