@@ -43,7 +43,7 @@ impl WorkerQueue for IdleQueue {
     fn with_capacity(capacity: Option<usize>, prealloc: bool) -> Self {
         IdleQueue(match capacity {
             Some(cap) if prealloc => Policy::Ring(WorkerRingBuf::new(cap)),
-            _ => Policy::Stack(WorkerStack::with_capacity(capacity, false)),
+            _ => Policy::Stack(WorkerStack::new()),
         })
     }
 
