@@ -13,7 +13,7 @@
 //! | `threads` (T) | workers that serve, plus reservations for workers being started |
 //! | `lookers` (S) | awake workers without a task, looking at the lane before they park |
 //! | `busy` (K) | workers holding a task |
-//! | `WATCH` | a parked worker is on watch duty (see `worker.rs`): submitters may leave a task to a busy worker |
+//! | `WATCH` | a parked worker is on watch duty (see `watch.rs`): submitters may leave a task to a busy worker |
 //! | `IDLERS` | `wait_idle` or `pause` callers wait for the workers (see `quiet.rs`) |
 //! | `PAUSED` | the pool is paused: no worker is woken or started for a task, none carries one |
 //! | `CLOSED` | the pool is released: no new worker carries a task, and one started as a looker stays only for tasks in the lane |

@@ -11,6 +11,7 @@
 //! | `submit.rs` | admission, the push, and seeing that a worker will take the task |
 //! | `isr.rs` | submitting from an interrupt handler: to a parked worker, or back at once |
 //! | `waiters.rs` | the FIFO of blocked submitters |
+//! | `lines.rs` | that FIFO's lines, one per level, and which is served next |
 //! | `inbox.rs` | how async submitters join that FIFO without the lock |
 //! | `worker.rs` | a worker's life: run, take the next task, look, park, expire |
 //! | `watch.rs` | the watch duty that bounds how long a task waits for a busy worker |
@@ -59,6 +60,7 @@ mod isr;
 mod lanes;
 mod launch;
 mod lifecycle;
+mod lines;
 #[cfg(feature = "alloc")]
 mod list;
 #[cfg(all(test, feature = "alloc", antpool_loom))]
@@ -276,7 +278,7 @@ struct Cold<F: Flavor> {
     /// line per level.
     /// Read through [`Engine::waiters`] or `waiters_to_serve`, which first
     /// move the inbox in (all of it, or where a line is empty).
-    lines: waiters::Lines<<F as Flavor>::Task, SignalOf<F>>,
+    lines: lines::Lines<<F as Flavor>::Task, SignalOf<F>>,
     /// Threads waiting for the last worker thread of a released pool to end
     /// (on an open pool, for a release first).
     drains: ListOf<F>,
@@ -411,7 +413,7 @@ impl<F: Flavor> Engine<F> {
                 watch: watch::Watch::new(),
                 cold: Padded::new(crate::sync::new_lock(Cold {
                     idle: queue,
-                    lines: waiters::Lines::new(),
+                    lines: lines::Lines::new(),
                     drains: NodeList::new(),
                     drain_futures: NodeList::new(),
                     idlers: NodeList::new(),

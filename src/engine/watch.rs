@@ -27,10 +27,13 @@
 //! other. Which worker takes up the watch is the policy's too; with the LIFO
 //! idle queue it sinks to the bottom and is rarely the one woken for a task.
 
-use crate::clock::Instant;
-use crate::sync::{Ordering::Relaxed, UntrackedUsize};
-
+use super::ctl::{WATCH, Word};
+use super::node::state;
 use super::policy::Policy;
+use super::{Engine, EngineRef, Flavor, Guard, NodeOf};
+use crate::clock::Instant;
+use crate::queue::WorkerId;
+use crate::sync::{Ordering::Relaxed, UntrackedUsize};
 
 /// What the pool knows about how long its tasks run: the policy's estimate
 /// ([`Policy::learn_task`]), kept here.
@@ -76,4 +79,75 @@ pub(crate) struct Duty {
     pub(crate) finished: usize,
     /// Quiet looks in a row.
     pub(crate) quiet: u32,
+}
+
+impl<F: Flavor> Engine<F> {
+    /// Tasks finished so far (the watcher's sign of progress).
+    pub(super) fn finished(&self) -> usize {
+        self.counters
+            .completed
+            .load(Relaxed)
+            .wrapping_add(self.counters.panicked.load(Relaxed))
+    }
+
+    /// Whether the worker parking as `id` (on the word `w`) takes up the watch:
+    /// nobody watches (one watcher, set under the cold lock, held now), and
+    /// the policy wants one ([`Policy::watches`]).
+    pub(super) fn take_watch(&self, cold: &mut Guard<'_, F>, id: WorkerId, w: Word) -> bool {
+        if w.has(WATCH) || !F::Policy::watches(&self.sight(w)) {
+            return false;
+        }
+        self.ctl.set(WATCH);
+        cold.watcher = Some(id);
+        true
+    }
+
+    /// One look of the watcher at the lane. `false` once the watch is over
+    /// (resigned, or this worker was detached meanwhile). The rescue is the
+    /// mechanism's, whatever the policy: tasks waiting and none finished for
+    /// a period wake a parked worker. When to resign is the policy's
+    /// ([`Policy::resigns`]): the watch ends under the lock, and the lane is
+    /// checked after it.
+    pub(super) fn watch_tick<H: EngineRef<Self>>(
+        &self,
+        handle: &H,
+        me: &NodeOf<F>,
+        duty: &mut Duty,
+    ) -> bool {
+        let finished = self.finished();
+        // (Paused, the tasks wait on purpose: nobody is stuck.)
+        let stuck = !self.lane.looks_empty() && finished == duty.finished && !self.is_paused();
+        duty.finished = finished;
+        if stuck {
+            // Tasks wait and none finished for a period: the busy workers are
+            // stuck. Wake a parked worker (perhaps ourselves) to take them.
+            duty.quiet = 0;
+            self.wake_one();
+            return me.state() == state::IDLE;
+        }
+        if self.lane.looks_empty() && self.ctl.load().busy() == 0 {
+            duty.quiet += 1;
+        } else {
+            duty.quiet = 0;
+        }
+        if !F::Policy::resigns(duty.quiet) {
+            return true;
+        }
+        let mut cold = self.cold.lock();
+        if cold.watcher == Some(WorkerId::from_ptr(me.into())) {
+            self.end_watch(&mut cold);
+        }
+        drop(cold);
+        self.after_retiring(handle);
+        false
+    }
+
+    /// Ends the watch (under the cold lock): clears `WATCH`, so no submitter
+    /// leaves another task to a busy worker. Whoever ends it checks the lane
+    /// after the lock ([`after_retiring`](Self::after_retiring)), or is the
+    /// watcher being woken to look.
+    pub(super) fn end_watch(&self, cold: &mut Guard<'_, F>) {
+        cold.watcher = None;
+        self.ctl.clear(WATCH);
+    }
 }

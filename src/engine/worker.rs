@@ -4,7 +4,7 @@
 //! park in the idle queue — on watch duty if it is its turn (`watch.rs`) —
 //! until woken to look again, told to retire, or expired.
 
-use super::ctl::{PAUSED, WATCH, Word, adm};
+use super::ctl::{PAUSED, Word, adm};
 use super::node::{Node, state};
 use super::policy::{Look, Policy};
 use super::spin::Spin;
@@ -98,14 +98,6 @@ impl<F: Flavor> Engine<F> {
             Outcome::Skipped => &self.counters.skipped,
         };
         counter.fetch_add(1, Relaxed);
-    }
-
-    /// Tasks finished so far (the watcher's sign of progress).
-    fn finished(&self) -> usize {
-        self.counters
-            .completed
-            .load(Relaxed)
-            .wrapping_add(self.counters.panicked.load(Relaxed))
     }
 
     /// What a busy worker that finished a task does next (`round`: tasks it ran
@@ -468,18 +460,6 @@ impl<F: Flavor> Engine<F> {
         }
     }
 
-    /// Whether the worker parking as `id` (on the word `w`) takes up the watch:
-    /// nobody watches (one watcher, set under the cold lock, held now), and
-    /// the policy wants one ([`Policy::watches`]).
-    fn take_watch(&self, cold: &mut super::Guard<'_, F>, id: WorkerId, w: Word) -> bool {
-        if w.has(WATCH) || !F::Policy::watches(&self.sight(w)) {
-            return false;
-        }
-        self.ctl.set(WATCH);
-        cold.watcher = Some(id);
-        true
-    }
-
     /// Parks in the idle queue until woken to look (`true`) or told to retire
     /// (`false`), reaping expired workers (itself included) when its expiry
     /// passes, and — `watching` — looking at the lane every
@@ -563,50 +543,6 @@ impl<F: Flavor> Engine<F> {
             state::RETIRE => false,
             other => unreachable!("antpool: worker woken in state {other}"),
         }
-    }
-
-    /// One look of the watcher at the lane (see `watch.rs`). `false` once the
-    /// watch is over (resigned, or this worker was detached meanwhile). The
-    /// rescue is the mechanism's, whatever the policy: tasks waiting and none
-    /// finished for a period wake a parked worker. When to resign is the
-    /// policy's ([`Policy::resigns`]): the watch ends under the lock, and the
-    /// lane is checked after it.
-    fn watch_tick<H: EngineRef<Self>>(&self, handle: &H, me: &NodeOf<F>, duty: &mut Duty) -> bool {
-        let finished = self.finished();
-        // (Paused, the tasks wait on purpose: nobody is stuck.)
-        let stuck = !self.lane.looks_empty() && finished == duty.finished && !self.is_paused();
-        duty.finished = finished;
-        if stuck {
-            // Tasks wait and none finished for a period: the busy workers are
-            // stuck. Wake a parked worker (perhaps ourselves) to take them.
-            duty.quiet = 0;
-            self.wake_one();
-            return me.state() == state::IDLE;
-        }
-        if self.lane.looks_empty() && self.ctl.load().busy() == 0 {
-            duty.quiet += 1;
-        } else {
-            duty.quiet = 0;
-        }
-        if !F::Policy::resigns(duty.quiet) {
-            return true;
-        }
-        let mut cold = self.cold.lock();
-        if cold.watcher == Some(WorkerId::from_ptr(me.into())) {
-            self.end_watch(&mut cold);
-        }
-        drop(cold);
-        self.after_retiring(handle);
-        false
-    }
-
-    /// Ends the watch (under the cold lock): clears `WATCH`, so no submitter
-    /// leaves another task to a busy worker. Whoever ends it checks the lane
-    /// after the lock ([`after_retiring`](Self::after_retiring)), or is the
-    /// watcher being woken to look.
-    pub(super) fn end_watch(&self, cold: &mut super::Guard<'_, F>) {
-        cold.watcher = None;
-        self.ctl.clear(WATCH);
     }
 
     /// After workers were retired or the watch ended: tasks left in the lane
