@@ -9,3 +9,4 @@ mod allocations;
 mod default_pool;
 mod no_thread_left;
 mod os_faults;
+mod unwind_abort;
