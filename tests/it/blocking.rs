@@ -154,3 +154,31 @@ fn many_submitters_on_a_tiny_pool_lose_nothing() {
     pool.release_timeout(Duration::from_secs(30)).unwrap();
     assert_eq!(done.get(), 16_000);
 }
+
+/// The admission count is wide enough for any capacity: a hand-off pool of
+/// over a thousand workers admits exactly its capacity of held tasks, refuses
+/// the next, and runs them all once they are let go.
+#[test]
+fn a_hand_off_pool_of_over_a_thousand_admits_exactly_its_capacity() {
+    const CAP: usize = 1_100;
+    let pool = Pool::builder().capacity(CAP).build().unwrap();
+    let (gate, ran) = (Gate::new(), Counter::new());
+    for i in 0..CAP {
+        let (g, r) = (gate.clone(), ran.clone());
+        if let Err(e) = pool.try_submit(move || {
+            g.wait();
+            r.add();
+        }) {
+            gate.open();
+            panic!("task {i} of {CAP} refused: {e:?}");
+        }
+    }
+    let refused = pool.try_submit(|| ());
+    gate.open();
+    assert!(
+        matches!(refused, Err(SubmitError::Overload(_))),
+        "a task past the capacity was admitted"
+    );
+    pool.release_timeout(Duration::from_secs(30)).unwrap();
+    assert_eq!(ran.get(), CAP);
+}
