@@ -8,14 +8,14 @@ use crate::common;
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
-use antpool::Pool;
-use antpool::port::ManualClock;
-use common::{Counter, PATIENCE, eventually, occupy};
+use antpool::port::{ManualClock, Spawner};
+use antpool::{IdleQueue, Pool};
+use common::{Counter, PATIENCE, TestSpawner, eventually, occupy};
 
 /// Starts the pool's second worker on a quick task that moves the manual
 /// `clock` by a microsecond (its first timed task: tiny), and returns once it
 /// ran; the worker then parks beside the stuck one.
-fn teach_tiny(pool: &Pool<antpool::IdleQueue, Arc<ManualClock>>, clock: &Arc<ManualClock>) {
+fn teach_tiny<S: Spawner>(pool: &Pool<IdleQueue, Arc<ManualClock>, S>, clock: &Arc<ManualClock>) {
     let (tx, rx) = mpsc::channel();
     let c = clock.clone();
     pool.submit(move || {
@@ -28,7 +28,7 @@ fn teach_tiny(pool: &Pool<antpool::IdleQueue, Arc<ManualClock>>, clock: &Arc<Man
 
 /// Submits a task and whether it ran within 15 s: only a task left behind
 /// the stuck worker runs this bound out.
-fn runs_beside_the_stuck_one(pool: &Pool<antpool::IdleQueue, Arc<ManualClock>>) -> bool {
+fn runs_beside_the_stuck_one<S: Spawner>(pool: &Pool<IdleQueue, Arc<ManualClock>, S>) -> bool {
     let ran = Counter::new();
     let r = ran.clone();
     pool.submit(move || r.add()).unwrap();
@@ -73,9 +73,7 @@ fn every_task_submitted_beside_a_stuck_worker_runs() {
 /// workers, or with `purge` off by `Pool::purge` only): one worker stuck (the
 /// gate lets it go), the other taught that tasks are tiny and parked, on
 /// watch, and the clock moved past its expiry.
-fn watcher_past_its_expiry(
-    purge: bool,
-) -> (Pool<antpool::IdleQueue, Arc<ManualClock>>, common::Gate) {
+fn watcher_past_its_expiry(purge: bool) -> (Pool<IdleQueue, Arc<ManualClock>>, common::Gate) {
     let clock = Arc::new(ManualClock::new());
     let pool = Pool::builder()
         .capacity(2)
@@ -126,6 +124,43 @@ fn a_watcher_beside_a_stuck_worker_retires_at_its_expiry() {
     assert!(
         eventually(|| pool.running() == 1),
         "the watcher expired beside the stuck worker"
+    );
+    stuck.open();
+    pool.release_timeout(PATIENCE).unwrap();
+}
+
+/// A worker keeping watch beside a stuck one that `tune` retires (the pool
+/// shrunk below it) takes the watch with it: once the pool grows again, a
+/// task submitted still runs while the stuck worker holds on, rather than
+/// waiting behind it for a watch nobody keeps any more.
+///
+/// (A manual clock, as above; the counting spawner tells when the other
+/// worker has parked, so that `tune` finds it in the idle queue.)
+#[test]
+fn a_task_beside_a_stuck_worker_runs_after_tune_retired_the_watcher() {
+    let clock = Arc::new(ManualClock::new());
+    let spawner = TestSpawner::new();
+    let pool = Pool::builder()
+        .capacity(2)
+        .clock(clock.clone())
+        .spawner(spawner.clone())
+        .build()
+        .unwrap();
+    let stuck = occupy(&pool, 1);
+    teach_tiny(&pool, &clock);
+    assert!(
+        eventually(|| spawner.parked.load(std::sync::atomic::Ordering::SeqCst) == 1),
+        "the other worker parks"
+    );
+    pool.tune(1);
+    assert!(
+        eventually(|| pool.running() == 1),
+        "tune retired the parked worker"
+    );
+    pool.tune(2);
+    assert!(
+        runs_beside_the_stuck_one(&pool),
+        "a task ran beside the stuck worker"
     );
     stuck.open();
     pool.release_timeout(PATIENCE).unwrap();

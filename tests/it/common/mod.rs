@@ -99,13 +99,17 @@ pub fn worker_threads() -> usize {
 }
 
 /// A `StdSpawner` that counts the worker threads it started and that have ended,
-/// and fails the spawns that `fail` picks (by 0-based spawn number).
+/// and the threads parked on its signals, and fails the spawns that `fail`
+/// picks (by 0-based spawn number).
 #[derive(Clone)]
 pub struct TestSpawner {
     inner: StdSpawner,
     pub attempts: Arc<AtomicUsize>,
     pub started: Arc<AtomicUsize>,
     pub ended: Arc<AtomicUsize>,
+    /// Threads in a wait on one of its signals: parked workers (a watcher
+    /// between two looks is not counted) and blocked submitters.
+    pub parked: Arc<AtomicUsize>,
     fail: Arc<dyn Fn(usize) -> bool + Send + Sync>,
     cpus: Option<usize>,
     held: Option<(usize, Gate)>,
@@ -122,6 +126,7 @@ impl TestSpawner {
             attempts: Arc::default(),
             started: Arc::default(),
             ended: Arc::default(),
+            parked: Arc::default(),
             fail: Arc::new(fail),
             cpus: None,
             held: None,
@@ -153,8 +158,34 @@ impl TestSpawner {
     }
 }
 
+/// A `StdSignal` that counts the threads waiting on it in its spawner's
+/// `parked`.
+pub struct CountedSignal {
+    inner: antpool::port::StdSignal,
+    parked: Arc<AtomicUsize>,
+}
+
+impl antpool::port::Signal for CountedSignal {
+    fn wait(&self) {
+        self.parked.fetch_add(1, Ordering::SeqCst);
+        self.inner.wait();
+        self.parked.fetch_sub(1, Ordering::SeqCst);
+    }
+    fn wait_timeout(&self, timeout: Duration) -> bool {
+        self.parked.fetch_add(1, Ordering::SeqCst);
+        let woken = self.inner.wait_timeout(timeout);
+        self.parked.fetch_sub(1, Ordering::SeqCst);
+        woken
+    }
+    unsafe fn notify(this: *const Self) {
+        // SAFETY: `this` is live until the token is published (the caller's
+        // contract), and the inner signal is the part that publishes it.
+        unsafe { antpool::port::Signal::notify(std::ptr::addr_of!((*this).inner)) }
+    }
+}
+
 impl Spawner for TestSpawner {
-    type Signal = antpool::port::StdSignal;
+    type Signal = CountedSignal;
     type Lock = antpool::port::StdLock;
 
     fn spawn(&self, job: Job) -> Result<(), Job> {
@@ -184,8 +215,11 @@ impl Spawner for TestSpawner {
             })
     }
 
-    fn signal(&self) -> antpool::port::StdSignal {
-        self.inner.signal()
+    fn signal(&self) -> CountedSignal {
+        CountedSignal {
+            inner: self.inner.signal(),
+            parked: self.parked.clone(),
+        }
     }
 
     // As the std spawner (unless `on_cpus`): the pool sees the machine's
