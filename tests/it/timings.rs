@@ -176,6 +176,35 @@ fn one_in_n_times_the_first_task_through_a_bounded_queue_and_every_nth() {
     pool.release_timeout(PATIENCE).unwrap();
 }
 
+/// The same in an unbounded queue, whose positions run on across its blocks
+/// (of 31 tasks): for one in 64, positions 0 and 64 of 65 tasks, which span
+/// three blocks.
+#[test]
+fn one_in_n_times_the_first_task_through_an_unbounded_queue_and_every_nth() {
+    const TASKS: usize = 65;
+    let pool = Pool::builder()
+        .capacity(1)
+        .unbounded_queue()
+        .disable_purge(true)
+        .timings(Sampling::OneIn(64))
+        .build()
+        .unwrap();
+    // The carried task, as above; then each of the others through the queue.
+    pool.submit(|| ()).unwrap();
+    pool.wait_idle();
+    for _ in 0..TASKS {
+        pool.submit(|| ()).unwrap();
+        pool.wait_idle();
+    }
+    assert_eq!(pool.stats().spawned, 1, "one worker took every task");
+    assert_eq!(
+        pool.timings().queue_wait.count,
+        1 + 2,
+        "the carried task, and positions 0 and 64 of the queue"
+    );
+    pool.release_timeout(PATIENCE).unwrap();
+}
+
 #[test]
 fn an_aborted_task_is_skipped_not_timed() {
     let pool = Pool::builder()
