@@ -165,3 +165,33 @@ fn a_task_beside_a_stuck_worker_runs_after_tune_retired_the_watcher() {
     stuck.open();
     pool.release_timeout(PATIENCE).unwrap();
 }
+
+/// A watcher that resigns (its looks found nothing queued and nobody busy)
+/// ends the watch: a worker stuck later still holds up nothing, as no
+/// submitter leaves a task to it on a watch nobody keeps.
+///
+/// (A manual clock, as above. The pause lets the watcher's quiet looks run
+/// out; without it the test still passes, only less sharply.)
+#[test]
+fn a_task_beside_a_stuck_worker_runs_after_the_watcher_resigned() {
+    let clock = Arc::new(ManualClock::new());
+    let pool = Pool::builder()
+        .capacity(2)
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    let first = occupy(&pool, 1);
+    teach_tiny(&pool, &clock);
+    assert!(eventually(|| pool.idle() == 1), "the other worker parks");
+    // Nobody busy from here: the watcher's looks are quiet, and it resigns.
+    first.open();
+    assert!(eventually(|| pool.idle() == 2), "both workers park");
+    std::thread::sleep(Duration::from_millis(50));
+    let stuck = occupy(&pool, 1);
+    assert!(
+        runs_beside_the_stuck_one(&pool),
+        "a task ran beside the stuck worker"
+    );
+    stuck.open();
+    pool.release_timeout(PATIENCE).unwrap();
+}
