@@ -195,3 +195,33 @@ fn a_task_beside_a_stuck_worker_runs_after_the_watcher_resigned() {
     stuck.open();
     pool.release_timeout(PATIENCE).unwrap();
 }
+
+/// A watcher whose rescue woke another parked worker keeps its watch: task
+/// after task left beside the stuck worker runs, not only the first.
+///
+/// (Capacity 3: besides the stuck worker and the watcher, a third worker
+/// parks above the watcher in the idle queue, so the rescue wakes that one.)
+#[test]
+fn a_watcher_keeps_watch_after_its_rescue_woke_another_worker() {
+    let clock = Arc::new(ManualClock::new());
+    let pool = Pool::builder()
+        .capacity(3)
+        .clock(clock.clone())
+        .build()
+        .unwrap();
+    let stuck = occupy(&pool, 1);
+    let other = occupy(&pool, 1);
+    teach_tiny(&pool, &clock);
+    assert!(eventually(|| pool.idle() == 1), "the watcher parks");
+    other.open();
+    assert!(eventually(|| pool.idle() == 2), "the third worker parks");
+    for n in 1..=4 {
+        assert!(
+            runs_beside_the_stuck_one(&pool),
+            "task {n} ran beside the stuck worker"
+        );
+        assert!(eventually(|| pool.idle() == 2), "its worker parks");
+    }
+    stuck.open();
+    pool.release_timeout(PATIENCE).unwrap();
+}
