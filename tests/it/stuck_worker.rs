@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use antpool::port::{ManualClock, Spawner};
 use antpool::{IdleQueue, Pool};
-use common::{Counter, PATIENCE, TestSpawner, eventually, occupy};
+use common::{Counter, PATIENCE, eventually, occupy, on_manual_clock};
 
 /// Starts the pool's second worker on a quick task that moves the manual
 /// `clock` by a microsecond (its first timed task: tiny), and returns once it
@@ -134,22 +134,15 @@ fn a_watcher_beside_a_stuck_worker_retires_at_its_expiry() {
 /// task submitted still runs while the stuck worker holds on, rather than
 /// waiting behind it for a watch nobody keeps any more.
 ///
-/// (A manual clock, as above; the counting spawner tells when the other
-/// worker has parked, so that `tune` finds it in the idle queue.)
+/// (A manual clock, as above; the test spawner tells when the other worker
+/// has parked, so that `tune` finds it in the idle queue.)
 #[test]
 fn a_task_beside_a_stuck_worker_runs_after_tune_retired_the_watcher() {
-    let clock = Arc::new(ManualClock::new());
-    let spawner = TestSpawner::new();
-    let pool = Pool::builder()
-        .capacity(2)
-        .clock(clock.clone())
-        .spawner(spawner.clone())
-        .build()
-        .unwrap();
+    let (pool, clock, spawner) = on_manual_clock(Pool::builder().capacity(2));
     let stuck = occupy(&pool, 1);
     teach_tiny(&pool, &clock);
     assert!(
-        eventually(|| spawner.parked.load(std::sync::atomic::Ordering::SeqCst) == 1),
+        eventually(|| spawner.parked() == 1),
         "the other worker parks"
     );
     pool.tune(1);
@@ -174,12 +167,7 @@ fn a_task_beside_a_stuck_worker_runs_after_tune_retired_the_watcher() {
 /// out; without it the test still passes, only less sharply.)
 #[test]
 fn a_task_beside_a_stuck_worker_runs_after_the_watcher_resigned() {
-    let clock = Arc::new(ManualClock::new());
-    let pool = Pool::builder()
-        .capacity(2)
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    let (pool, clock, _) = on_manual_clock(Pool::builder().capacity(2));
     let first = occupy(&pool, 1);
     teach_tiny(&pool, &clock);
     assert!(eventually(|| pool.idle() == 1), "the other worker parks");
@@ -203,12 +191,7 @@ fn a_task_beside_a_stuck_worker_runs_after_the_watcher_resigned() {
 /// parks above the watcher in the idle queue, so the rescue wakes that one.)
 #[test]
 fn a_watcher_keeps_watch_after_its_rescue_woke_another_worker() {
-    let clock = Arc::new(ManualClock::new());
-    let pool = Pool::builder()
-        .capacity(3)
-        .clock(clock.clone())
-        .build()
-        .unwrap();
+    let (pool, clock, _) = on_manual_clock(Pool::builder().capacity(3));
     let stuck = occupy(&pool, 1);
     let other = occupy(&pool, 1);
     teach_tiny(&pool, &clock);

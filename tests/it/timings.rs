@@ -142,6 +142,17 @@ fn one_in_16_times_a_sixteenth_of_the_queue_and_every_carried_task() {
     pool.release_timeout(PATIENCE).unwrap();
 }
 
+/// Runs a task that starts the pool's one worker, carrying it (timed, and
+/// never in the queue), then `queued` more, one at a time: each goes through
+/// the queue (the pool is at capacity) and none waits for room.
+fn carried_then_queued(pool: &Pool, queued: usize) {
+    for _ in 0..=queued {
+        pool.submit(|| ()).unwrap();
+        pool.wait_idle();
+    }
+    assert_eq!(pool.stats().spawned, 1, "one worker took every task");
+}
+
 /// Sampling goes by a task's place in the queue, also in a bounded queue
 /// whose slots are used lap after lap: of the tasks that went through it, the
 /// first and then one in `n` are timed (the 1st, 5th, 9th, 13th for one in
@@ -157,17 +168,7 @@ fn one_in_n_times_the_first_task_through_a_bounded_queue_and_every_nth() {
         .timings(Sampling::OneIn(4))
         .build()
         .unwrap();
-    // The first task starts the one worker, carrying the task: timed, and
-    // never in the queue.
-    pool.submit(|| ()).unwrap();
-    pool.wait_idle();
-    // Each of the others goes through the queue (the pool is at capacity),
-    // one at a time, so none waits for room.
-    for _ in 0..14 {
-        pool.submit(|| ()).unwrap();
-        pool.wait_idle();
-    }
-    assert_eq!(pool.stats().spawned, 1, "one worker took every task");
+    carried_then_queued(&pool, 14);
     assert_eq!(
         pool.timings().queue_wait.count,
         1 + 4,
@@ -189,14 +190,7 @@ fn one_in_n_times_the_first_task_through_an_unbounded_queue_and_every_nth() {
         .timings(Sampling::OneIn(64))
         .build()
         .unwrap();
-    // The carried task, as above; then each of the others through the queue.
-    pool.submit(|| ()).unwrap();
-    pool.wait_idle();
-    for _ in 0..TASKS {
-        pool.submit(|| ()).unwrap();
-        pool.wait_idle();
-    }
-    assert_eq!(pool.stats().spawned, 1, "one worker took every task");
+    carried_then_queued(&pool, TASKS);
     assert_eq!(
         pool.timings().queue_wait.count,
         1 + 2,

@@ -6,6 +6,7 @@
 mod common;
 
 mod allocations;
+mod child;
 mod default_pool;
 mod no_thread_left;
 mod os_faults;

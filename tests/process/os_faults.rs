@@ -8,9 +8,8 @@
 //! that; the rest of the suite already assumes Linux (`/proc/self/task`).
 #![cfg(all(target_os = "linux", target_pointer_width = "64"))]
 
-use crate::common;
+use crate::{child, common};
 
-use std::process::Command;
 use std::time::Duration;
 
 use antpool::{Pool, PoolWithFunc};
@@ -87,26 +86,9 @@ const CHILD: &str = "ANTPOOL_OS_FAULT_CHILD";
 #[test]
 fn a_process_out_of_address_space_refuses_workers_then_recovers() {
     let _alone = common::serial();
-    // The limit is process-wide, so the scenario runs in a child process: this
-    // test binary again, running only `out_of_address_space_child`.
-    let exe = std::env::current_exe().unwrap();
-    let out = Command::new(exe)
-        .args([
-            "--exact",
-            "os_faults::out_of_address_space_child",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD, "1")
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "the child failed:\n{text}");
+    // The limit is process-wide, so the scenario runs in a child process.
+    let (status, text) = child::run_ignored("os_faults::out_of_address_space_child", CHILD);
+    assert!(status.success(), "the child failed:\n{text}");
     assert!(
         text.contains("refused after") && text.contains("recovered"),
         "the child did not run the scenario:\n{text}"

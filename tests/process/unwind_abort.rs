@@ -5,7 +5,6 @@
 //! timed wait runs out.
 
 use std::os::unix::process::ExitStatusExt;
-use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant as StdInstant};
 
@@ -14,7 +13,7 @@ use antpool::port::{
     Clock, Instant, Job, Signal, Spawner, StdClock, StdLock, StdSignal, StdSpawner,
 };
 
-use crate::common;
+use crate::{child, common};
 
 const CHILD: &str = "ANTPOOL_UNWIND_ABORT_CHILD";
 
@@ -25,34 +24,19 @@ const MESSAGE: &str = "a panic unwound through the pool's hand-off protocol";
 #[test]
 fn a_clock_that_panics_under_a_parked_worker_aborts_the_process() {
     let _alone = common::serial();
-    // An abort ends the whole process, so the scenario runs in a child: this
-    // test binary again, running only `clock_panics_under_a_parked_worker_child`.
-    let exe = std::env::current_exe().unwrap();
-    let out = Command::new(exe)
-        .args([
-            "--exact",
-            "unwind_abort::clock_panics_under_a_parked_worker_child",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD, "1")
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    // An abort ends the whole process, so the scenario runs in a child.
+    let (status, text) = child::run_ignored(
+        "unwind_abort::clock_panics_under_a_parked_worker_child",
+        CHILD,
     );
     assert!(
         text.contains("the task is submitted"),
         "the child did not run the scenario:\n{text}"
     );
     assert_eq!(
-        out.status.signal(),
+        status.signal(),
         Some(6),
-        "the child was not aborted (SIGABRT): {}\n{text}",
-        out.status
+        "the child was not aborted (SIGABRT): {status}\n{text}"
     );
     assert!(
         text.contains(MESSAGE),

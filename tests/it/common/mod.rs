@@ -107,9 +107,7 @@ pub struct TestSpawner {
     pub attempts: Arc<AtomicUsize>,
     pub started: Arc<AtomicUsize>,
     pub ended: Arc<AtomicUsize>,
-    /// Threads in a wait on one of its signals: parked workers (a watcher
-    /// between two looks is not counted) and blocked submitters.
-    pub parked: Arc<AtomicUsize>,
+    parked: Arc<AtomicUsize>,
     fail: Arc<dyn Fn(usize) -> bool + Send + Sync>,
     cpus: Option<usize>,
     held: Option<(usize, Gate)>,
@@ -155,6 +153,12 @@ impl TestSpawner {
 
     pub fn live(&self) -> usize {
         self.started.load(Ordering::SeqCst) - self.ended.load(Ordering::SeqCst)
+    }
+
+    /// Threads in a wait on one of its signals now: parked workers (a
+    /// watcher between two looks is not counted) and blocked submitters.
+    pub fn parked(&self) -> usize {
+        self.parked.load(Ordering::SeqCst)
     }
 }
 
