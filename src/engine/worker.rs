@@ -143,9 +143,7 @@ impl<F: Flavor> Engine<F> {
                 return Some(task);
             }
         }
-        if !self.config.handoff() {
-            self.check_queue_waiters(handle);
-        }
+        self.waiters_after_pop(handle);
         let closed = self.gate.adm.load() & adm::CLOSED != 0;
         let limit = self.limit();
         let (old, new) = self.ctl.apply(|w| match closed || w.threads() > limit {
@@ -207,9 +205,9 @@ impl<F: Flavor> Engine<F> {
         self.gate.adm.read_rmw() & adm::COUNT > 0 || self.lane.has_tasks()
     }
 
-    /// A queue pool, after a looker's pop: lets blocked submitters in if the
-    /// lane has drained past the hysteresis (one load of `Adm` when nobody
-    /// waits). A grant whose push met the slot this pop held between its
+    /// A queue pool, after a looker's pop or a busy worker's that found the
+    /// lane empty: lets blocked submitters in if the lane has drained past
+    /// the hysteresis (one load of `Adm` when nobody waits). A grant whose push met the slot this pop held between its
     /// claim and its read left its waiter first in line (`TaskRing::push` hands
     /// back rather than wait), perhaps with every other worker parked: a
     /// woken worker's pop is where that happens, and nobody else would look

@@ -98,6 +98,14 @@ fn a_task_gets_a_worker_of_its_own_unless_a_looker_or_a_busy_worker_takes_it() {
         ..speculating
     };
     assert_eq!(Tuned::place(&backlog), Taker::Own);
+    // Nor with nobody busy: only the watch's rescue would run it, a period
+    // later.
+    let nobody_busy = Snapshot {
+        busy: 0,
+        ..speculating
+    };
+    assert_eq!(Tuned::place(&nobody_busy), Taker::Own);
+    assert_eq!(Tuned::ensure(&nobody_busy), Taker::Own);
 }
 
 #[test]
@@ -198,6 +206,17 @@ fn how_many_may_look_and_for_how_long() {
             learns: false
         })
     );
+    // Never a third on two CPUs; on eight, four.
+    let third_tiny = Snapshot {
+        lookers: 3,
+        ..second_tiny
+    };
+    assert_eq!(Tuned::look(&third_tiny), None);
+    let eight_cpus = Snapshot {
+        cpus: 8,
+        ..third_tiny
+    };
+    assert_eq!(max_spinners(&eight_cpus), 4);
     // Beside a busy worker: the short look, which teaches nothing.
     let beside_busy = Snapshot { busy: 1, ..alone };
     assert_eq!(
@@ -275,9 +294,10 @@ fn a_saturated_submitter_watches_for_room_only_beside_another_cpu() {
 fn snapshots() -> impl Strategy<Value = Snapshot> {
     (
         0..8usize,
-        0..64usize,
+        // (Small counts as often as large ones: the rules' edges are there.)
+        prop_oneof![0..3usize, 0..64usize],
         any::<bool>(),
-        0..1024usize,
+        prop_oneof![0..3usize, 0..1024usize],
         1..64usize,
         prop_oneof![Just(usize::MAX), 0..2 * TINY_NS, any::<usize>()],
         0..200u64,
@@ -325,6 +345,18 @@ proptest! {
         prop_assert_eq!(look.is_some(), seen.lookers <= max_spinners(&seen));
         if let Some(look) = look {
             prop_assert!(look.learns == (seen.lookers <= 1 && seen.busy == 0));
+        }
+    }
+
+    #[test]
+    fn the_spinners_hold_at_most_half_the_cpus_or_two(seen in snapshots()) {
+        // None on one CPU; otherwise never more than half of them (two
+        // while tasks are tiny): the submitters need the rest.
+        let spinners = max_spinners(&seen);
+        match seen.cpus {
+            0 | 1 => prop_assert_eq!(spinners, 0),
+            n if tiny(seen.task_ns) => prop_assert!(spinners <= (n / 2).max(2)),
+            n => prop_assert!(spinners <= n / 2),
         }
     }
 
