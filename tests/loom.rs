@@ -48,6 +48,8 @@ mod oneshot;
 mod pause;
 #[path = "loom/priorities.rs"]
 mod priorities;
+#[path = "loom/quiet.rs"]
+mod quiet;
 #[path = "loom/release.rs"]
 mod release;
 #[path = "loom/scope.rs"]

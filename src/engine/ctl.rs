@@ -429,6 +429,25 @@ mod tests {
     }
 
     #[test]
+    fn each_admission_flag_is_one_bit_of_its_own_above_the_count() {
+        let flags = [
+            adm::CLOSED,
+            adm::WAITERS,
+            adm::IDLERS,
+            adm::PAUSED,
+            adm::WAITERS_HIGH,
+            adm::WAITERS_LOW,
+        ];
+        for (i, &flag) in flags.iter().enumerate() {
+            assert!(flag.is_power_of_two(), "flag {i}: {flag:#x}");
+            assert_eq!(flag & adm::COUNT, 0, "flag {i} overlaps the count");
+            for &other in &flags[i + 1..] {
+                assert_eq!(flag & other, 0, "flag {i} overlaps another");
+            }
+        }
+    }
+
+    #[test]
     fn admission_counts_and_refuses() {
         let a = Adm::new();
         assert_eq!(a.enter(|v| v & adm::COUNT >= 2), Ok(0));
