@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use antpool::{Pool, PoolWithFunc, ReleaseError, SubmitError};
-use common::{Counter, Gate, counted_pool, eventually, submit_counted};
+use antpool::{Pool, PoolWithFunc, Priority, ReleaseError, SubmitError};
+use common::{Counter, Gate, bounded_modes, counted_pool, eventually, occupy, submit_counted};
 
 #[test]
 fn release_retires_idle_workers_and_closes_the_pool() {
@@ -136,6 +136,32 @@ fn reboot_reopens_a_released_pool() {
     assert!(submit_counted(&pool, 10).reaches(10));
     // And it can be released again.
     pool.release_timeout(Duration::from_secs(10)).unwrap();
+}
+
+#[test]
+fn reboot_reopens_the_queue_of_every_queue_mode() {
+    // The queued tasks wait behind a held worker, at each level: the release
+    // closed every lane, and the reboot must reopen each.
+    for (name, builder) in bounded_modes(1, 4).into_iter().skip(1) {
+        for levels in [false, true] {
+            let pool = builder.clone().priorities(levels).build().unwrap();
+            pool.release_timeout(Duration::from_secs(10)).unwrap();
+            pool.reboot();
+            let gate = occupy(&pool, 1);
+            let done = Counter::new();
+            for level in [Priority::High, Priority::Normal, Priority::Low] {
+                let d = done.clone();
+                let queued = pool.with_priority(level).submit(move || d.add());
+                assert!(queued.is_ok(), "{name}, levels {levels}: {level:?} refused");
+            }
+            gate.open();
+            assert!(
+                done.reaches(3),
+                "{name}, levels {levels}: queued tasks lost"
+            );
+            pool.release_timeout(Duration::from_secs(10)).unwrap();
+        }
+    }
 }
 
 #[test]
