@@ -144,19 +144,30 @@ fn one_in_16_times_a_sixteenth_of_the_queue_and_every_carried_task() {
 
 /// Runs a task that starts the pool's one worker, carrying it (timed, and
 /// never in the queue), then `queued` more, one at a time: each goes through
-/// the queue (the pool is at capacity) and none waits for room.
-fn carried_then_queued(pool: &Pool, queued: usize) {
-    for _ in 0..=queued {
+/// the queue (the pool is at capacity) and none waits for room. Returns the
+/// places in the queue (0-based) of the queued tasks that were timed.
+fn carried_then_queued(pool: &Pool, queued: usize) -> Vec<usize> {
+    let timed = || pool.timings().queue_wait.count;
+    pool.submit(|| ()).unwrap();
+    pool.wait_idle();
+    assert_eq!(timed(), 1, "the carried task is timed");
+    let mut places = Vec::new();
+    for place in 0..queued {
+        let before = timed();
         pool.submit(|| ()).unwrap();
         pool.wait_idle();
+        if timed() > before {
+            places.push(place);
+        }
     }
     assert_eq!(pool.stats().spawned, 1, "one worker took every task");
+    places
 }
 
 /// Sampling goes by a task's place in the queue, also in a bounded queue
 /// whose slots are used lap after lap: of the tasks that went through it, the
 /// first and then one in `n` are timed (the 1st, 5th, 9th, 13th for one in
-/// 4), not each one nor a different share, nor one per lap.
+/// 4), not each one nor others, nor one per lap.
 #[test]
 fn one_in_n_times_the_first_task_through_a_bounded_queue_and_every_nth() {
     let pool = Pool::builder()
@@ -168,12 +179,7 @@ fn one_in_n_times_the_first_task_through_a_bounded_queue_and_every_nth() {
         .timings(Sampling::OneIn(4))
         .build()
         .unwrap();
-    carried_then_queued(&pool, 14);
-    assert_eq!(
-        pool.timings().queue_wait.count,
-        1 + 4,
-        "the carried task, and positions 0, 4, 8 and 12 of the queue"
-    );
+    assert_eq!(carried_then_queued(&pool, 14), [0, 4, 8, 12]);
     pool.release_timeout(PATIENCE).unwrap();
 }
 
@@ -182,7 +188,6 @@ fn one_in_n_times_the_first_task_through_a_bounded_queue_and_every_nth() {
 /// three blocks.
 #[test]
 fn one_in_n_times_the_first_task_through_an_unbounded_queue_and_every_nth() {
-    const TASKS: usize = 65;
     let pool = Pool::builder()
         .capacity(1)
         .unbounded_queue()
@@ -190,12 +195,7 @@ fn one_in_n_times_the_first_task_through_an_unbounded_queue_and_every_nth() {
         .timings(Sampling::OneIn(64))
         .build()
         .unwrap();
-    carried_then_queued(&pool, TASKS);
-    assert_eq!(
-        pool.timings().queue_wait.count,
-        1 + 2,
-        "the carried task, and positions 0 and 64 of the queue"
-    );
+    assert_eq!(carried_then_queued(&pool, 65), [0, 64]);
     pool.release_timeout(PATIENCE).unwrap();
 }
 
