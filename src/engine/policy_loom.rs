@@ -13,6 +13,8 @@
 //! * [`Coin`] answers as `Lazy` until the model flips a loom atomic, then as
 //!   `Eager`: the flip races the workers' decisions, so loom explores both
 //!   answers at each of them.
+//! * [`Pusher`] is `Eager` but pushes every task first: its submitters
+//!   reserve their worker after the push, racing each other for the last.
 //!
 //! Each model runs a key handshake under these policies (one test each)
 //! and fails if a task is lost (a wait that never ends: loom reports the
@@ -147,6 +149,54 @@ impl Policy for Eager {
 
     fn room_for(_: usize) -> Option<Duration> {
         None
+    }
+}
+
+/// Pushes every task and then asks for a worker of its own: [`Eager`] but
+/// for `place`, so that each submitter reserves its looker in
+/// `ensure_taker` (without [`Lazy`]'s spins and watch, which multiply the
+/// interleavings).
+struct Pusher;
+
+impl Policy for Pusher {
+    fn place(_: &impl Seen) -> Taker {
+        Taker::Busy
+    }
+
+    fn ensure(seen: &impl Seen) -> Taker {
+        Eager::ensure(seen)
+    }
+
+    fn look(seen: &impl Seen) -> Option<Look> {
+        Eager::look(seen)
+    }
+
+    const FIRST_LOOK: Duration = Eager::FIRST_LOOK;
+
+    fn next_look(gap: Duration) -> Duration {
+        Eager::next_look(gap)
+    }
+
+    fn watches(seen: &impl Seen) -> bool {
+        Eager::watches(seen)
+    }
+
+    const WATCH_PERIOD: Duration = Eager::WATCH_PERIOD;
+
+    fn resigns(quiet: u32) -> bool {
+        Eager::resigns(quiet)
+    }
+
+    fn learn_task(estimate: usize, ns: usize) -> usize {
+        Eager::learn_task(estimate, ns)
+    }
+
+    const TIME_EVERY: u32 = Eager::TIME_EVERY;
+
+    const CHECK_EVERY: u32 = Eager::CHECK_EVERY;
+
+    fn room_for(cpus: usize) -> Option<Duration> {
+        Eager::room_for(cpus)
     }
 }
 
@@ -461,6 +511,31 @@ under_policies!(
     eager: Eager(none) @ 1,
     coin: Coin(flip) @ 1
 );
+
+/// Two submitters race for the one worker a pool of one may run, under
+/// [`Pusher`] (each pushes its task, and its `ensure_taker` reserves a
+/// looker): one reservation wins, the other finds the limit reached and
+/// waits for that looker to take its task. Both tasks run, on one thread.
+#[test]
+fn two_submitters_racing_for_the_last_worker_start_one() {
+    check_bounded("policy: two submitters, one worker (pusher)", 1, || {
+        let pool = Arc::new(Pool::<Pusher, 2>::new(
+            Options::<()>::new().capacity(1).max_queued_tasks(2),
+            ONE_CPU,
+            &[],
+            0,
+            0,
+        ));
+        let p = pool.clone();
+        let other = thread::spawn(move || p.submit(0b10).unwrap());
+        pool.submit(0b01).unwrap();
+        other.join().unwrap();
+        pool.finish();
+        assert_eq!(pool.ran(), 0b11);
+        let spawned = pool.engine.stats().spawned;
+        assert_eq!(spawned, 1, "{spawned} workers for a pool of one");
+    });
+}
 
 /// The chain's link, under [`Lazy`] (which leaves tasks to any looker
 /// awake), on one CPU: a worker runs task 1 and parks; task 2 wakes it, and
