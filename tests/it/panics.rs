@@ -183,3 +183,59 @@ fn a_drained_spawn_run_by_its_holder_panics_in_the_holders_call() {
     gate.open();
     assert!(pool.wait_idle_timeout(common::PATIENCE));
 }
+
+/// The std clock, which panics once, on the first read by a worker thread
+/// (of `TestSpawner`'s) after the trap is armed.
+#[cfg(feature = "timings")]
+#[derive(Default)]
+struct TrapClock {
+    clock: antpool::port::StdClock,
+    armed: std::sync::atomic::AtomicBool,
+}
+
+#[cfg(feature = "timings")]
+impl antpool::port::Clock for TrapClock {
+    fn now(&self) -> antpool::port::Instant {
+        let on_worker = thread::current()
+            .name()
+            .is_some_and(|name| name.starts_with("test-worker"));
+        if on_worker && self.armed.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            panic!("the clock failed");
+        }
+        self.clock.now()
+    }
+}
+
+/// A panic that no task catches — the pool's clock, read by a worker as it
+/// times the task it just ran — ends that worker's thread. Its place goes
+/// back (counted as panicked), and the task queued behind gets a worker.
+#[cfg(feature = "timings")]
+#[test]
+fn a_worker_ended_by_a_panicking_clock_gives_its_place_back_to_the_queue() {
+    let clock = Arc::new(TrapClock::default());
+    let pool = Pool::builder_with(clock.clone(), common::TestSpawner::new())
+        .capacity(1)
+        .unbounded_queue()
+        .timings(antpool::Sampling::Every)
+        .build()
+        .unwrap();
+    let gate = common::Gate::new();
+    let (g, c) = (gate.clone(), clock.clone());
+    pool.submit(move || {
+        g.wait();
+        // The worker reads the clock next, to time this task.
+        c.armed.store(true, std::sync::atomic::Ordering::SeqCst);
+    })
+    .unwrap();
+    let behind = Counter::new();
+    let b = behind.clone();
+    pool.submit(move || b.add()).unwrap();
+    gate.open();
+    assert!(behind.reaches(1), "the task queued behind was stranded");
+    assert!(eventually(|| pool.stats().panicked == 1));
+    assert_eq!(pool.stats().spawned, 2, "a new worker took the queue");
+    // (The ended thread is still counted live by the test spawner, which
+    // counts a thread out only when its job returns.)
+    pool.release_timeout(Duration::from_secs(10)).unwrap();
+    assert_eq!(pool.running(), 0, "a worker outlived the release");
+}
