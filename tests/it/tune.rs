@@ -326,10 +326,18 @@ fn growing_a_released_pool_starts_workers_for_its_queued_tasks() {
 /// worker retires after a few more tasks, not only once the queue runs
 /// empty: under a steady stream of work the lower capacity holds within a
 /// bounded number of tasks. (A queue of 64 tasks: a busy worker looks every
-/// few tasks, 16 with the shipped policy.)
+/// few tasks, 16 with the shipped policy.) The worker that drains it has run
+/// dozens of tasks before: it looks all its life, not only in its first tasks.
 #[test]
 fn a_busy_surplus_worker_retires_before_the_queue_runs_empty() {
     let pool = queue_pool(2, 64);
+    // One task at a time: the one worker started takes each (a parked worker
+    // is reused before another starts).
+    for _ in 0..40 {
+        assert!(submit_counted(&pool, 1).reaches(1));
+        assert!(pool.wait_idle_timeout(PATIENCE));
+    }
+    assert_eq!(pool.stats().spawned, 1);
     let first = occupy(&pool, 1);
     let second = occupy(&pool, 1);
     let done = submit_counted(&pool, 64);
