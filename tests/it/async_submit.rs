@@ -530,3 +530,47 @@ fn a_yielding_async_submit_takes_the_room_at_its_next_poll() {
         pool.release_timeout(PATIENCE).unwrap();
     }
 }
+
+/// A submit that finds others waiting in a bounded line joins it behind
+/// them, also while the queue has a free slot that the hysteresis keeps for
+/// them until it drains: it never goes ahead of the line. They are served
+/// in order.
+#[test]
+fn an_async_submit_joins_a_bounded_line_behind_the_waiters_before_it() {
+    let pool = Pool::builder()
+        .capacity(1)
+        .max_queued_tasks(2)
+        .max_blocking_tasks(4)
+        .build()
+        .unwrap();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let logged = |name: &'static str| {
+        let log = log.clone();
+        move || log.lock().unwrap().push(name)
+    };
+    let first = occupy(&pool, 1);
+    // The worker's next task, from the queue, holds it too.
+    let (second, held) = (Gate::new(), Counter::new());
+    let (g, h) = (second.clone(), held.clone());
+    pool.submit(move || {
+        h.add();
+        g.wait();
+    })
+    .unwrap();
+    pool.submit(logged("queued")).unwrap();
+    let (waker, _) = counting_waker();
+    let mut a = Box::pin(pool.submit_async(logged("a")));
+    join_line(a.as_mut(), &waker, || pool.waiting());
+    first.open();
+    assert!(held.reaches(1));
+    assert_eq!((pool.queued(), pool.waiting()), (1, 1), "a slot is free");
+    let mut b = Box::pin(pool.submit_async(logged("b")));
+    join_line(b.as_mut(), &waker, || pool.waiting());
+    assert_eq!(pool.waiting(), 2, "b waits behind a");
+    second.open();
+    assert!(futures_executor::block_on(a).is_ok());
+    assert!(futures_executor::block_on(b).is_ok());
+    assert!(pool.wait_idle_timeout(PATIENCE));
+    assert_eq!(*log.lock().unwrap(), ["queued", "a", "b"]);
+    pool.release_timeout(PATIENCE).unwrap();
+}
