@@ -101,6 +101,7 @@ fn every_error_has_its_own_message_and_is_an_error() {
         .iter()
         .map(|e| e.to_string()),
     )
+    .chain([antpool::TimedOut.to_string()])
     .collect();
     let distinct: HashSet<_> = messages.iter().collect();
     assert_eq!(distinct.len(), messages.len(), "{messages:#?}");

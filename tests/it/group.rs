@@ -323,6 +323,34 @@ fn cancel_on_error_reports_each_task_once_and_a_panic_as_a_failure() {
 }
 
 #[test]
+fn try_join_all_returns_the_first_error_to_complete() {
+    // One worker: the tasks complete in the order they were spawned.
+    let pool = queue_pool(1, 8);
+    let mut group = pool.group::<Result<u8, &str>>();
+    group.spawn(|| Ok(1)).unwrap();
+    group.spawn(|| Err("first")).unwrap();
+    group.spawn(|| Err("second")).unwrap();
+    assert_eq!(
+        group.try_join_all().unwrap_err().into_failed(),
+        Some("first")
+    );
+    let mut group = pool.group::<Result<u8, &str>>();
+    group.spawn(|| panic!("boom")).unwrap();
+    assert_eq!(group.try_join_all().unwrap_err().into_failed(), None);
+}
+
+#[test]
+fn try_join_next_hands_out_a_completed_task_without_waiting() {
+    let pool = queue_pool(1, 8);
+    let mut group = pool.group::<u8>();
+    group.spawn(|| 7).unwrap();
+    assert!(pool.wait_idle_timeout(PATIENCE));
+    assert_eq!(group.try_join_next().map(Result::unwrap), Some(7));
+    assert!(group.try_join_next().is_none(), "each result once");
+    assert!(group.is_empty());
+}
+
+#[test]
 fn try_join_all_is_cancelled_when_nothing_failed_but_something_was_aborted() {
     let pool = queue_pool(1, 8);
     let gate = occupy(&pool, 1);

@@ -172,6 +172,23 @@ fn a_dropped_join_next_async_takes_nothing() {
 }
 
 #[test]
+fn a_join_next_async_dropped_while_pending_is_not_woken() {
+    let (pool, gate) = held_pool(Pool::builder().max_queued_tasks(4));
+    let mut group = pool.group::<u8>();
+    group.spawn(|| 1).unwrap();
+    let (waker, woken) = counting_waker();
+    let mut join = group.join_next_async();
+    assert!(poll_once(&mut join, &waker).is_pending());
+    drop(join);
+    gate.open();
+    assert_eq!(
+        group.join_next_timeout(PATIENCE).unwrap().unwrap().unwrap(),
+        1
+    );
+    assert_eq!(woken.0.load(SeqCst), 0, "the dropped join was woken");
+}
+
+#[test]
 #[cfg_attr(miri, ignore = "tokio's runtime is slow under Miri")]
 fn join_next_async_under_select_loses_and_doubles_nothing() {
     // Joins raced against a 1 ms timer: the held task makes the timer win
