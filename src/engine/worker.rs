@@ -205,13 +205,14 @@ impl<F: Flavor> Engine<F> {
         self.gate.adm.read_rmw() & adm::COUNT > 0 || self.lane.has_tasks()
     }
 
-    /// A queue pool, after a looker's pop or a busy worker's that found the
-    /// lane empty: lets blocked submitters in if the lane has drained past
-    /// the hysteresis (one load of `Adm` when nobody waits). A grant whose push met the slot this pop held between its
-    /// claim and its read left its waiter first in line (`TaskRing::push` hands
-    /// back rather than wait), perhaps with every other worker parked: a
-    /// woken worker's pop is where that happens, and nobody else would look
-    /// before its task ends. (A busy worker looks every
+    /// A queue pool, after a looker's pop, or as a busy worker finds the lane
+    /// empty (or is paused): lets blocked submitters in if the lane has
+    /// drained past the hysteresis (one load of `Adm` when nobody waits). A
+    /// grant whose push met the slot this pop held between its claim and its
+    /// read left its waiter first in line (`TaskRing::push` hands back rather
+    /// than wait), perhaps with every other worker parked: a woken worker's
+    /// pop is where that happens, and nobody else would look before its task
+    /// ends. (A busy worker looks every
     /// [`CHECK_EVERY`](Policy::CHECK_EVERY) tasks.)
     #[inline]
     fn waiters_after_pop<H: EngineRef<Self>>(&self, handle: &H) {

@@ -336,7 +336,9 @@ fn try_join_all_returns_the_first_error_to_complete() {
     );
     let mut group = pool.group::<Result<u8, &str>>();
     group.spawn(|| panic!("boom")).unwrap();
-    assert_eq!(group.try_join_all().unwrap_err().into_failed(), None);
+    let panicked = group.try_join_all().unwrap_err();
+    assert!(matches!(panicked, GroupError::Panicked(_)));
+    assert_eq!(panicked.into_failed(), None);
 }
 
 #[test]

@@ -185,6 +185,8 @@ fn a_join_next_async_dropped_while_pending_is_not_woken() {
         group.join_next_timeout(PATIENCE).unwrap().unwrap().unwrap(),
         1
     );
+    // (The joiner may return before the completion's wake-up: wait for it.)
+    assert!(pool.wait_idle_timeout(PATIENCE));
     assert_eq!(woken.0.load(SeqCst), 0, "the dropped join was woken");
 }
 

@@ -142,6 +142,7 @@ fn reboot_reopens_a_released_pool() {
 fn reboot_reopens_the_queue_of_every_queue_mode() {
     // The queued tasks wait behind a held worker, at each level: the release
     // closed every lane, and the reboot must reopen each.
+    // (Past the hand-off pool, which has no queue to close.)
     for (name, builder) in bounded_modes(1, 4).into_iter().skip(1) {
         for levels in [false, true] {
             let pool = builder.clone().priorities(levels).build().unwrap();

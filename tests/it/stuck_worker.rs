@@ -39,6 +39,22 @@ fn runs_beside_the_stuck_one<S: Spawner>(pool: &Pool<IdleQueue, Arc<ManualClock>
     ran.get() == 1
 }
 
+/// Submits `tasks` tasks one after another; each must run beside the stuck
+/// worker, and its worker park again after it (`parked` workers then).
+fn each_runs_beside_the_stuck_one<S: Spawner>(
+    pool: &Pool<IdleQueue, Arc<ManualClock>, S>,
+    tasks: usize,
+    parked: usize,
+) {
+    for n in 1..=tasks {
+        assert!(
+            runs_beside_the_stuck_one(pool),
+            "task {n} ran beside the stuck worker"
+        );
+        assert!(eventually(|| pool.idle() == parked), "its worker parks");
+    }
+}
+
 /// While one worker is stuck, tasks submitted one after another each run on
 /// the other worker, every time and not only the first: whoever leaves a
 /// task to the busy workers can count on a watch that is still kept.
@@ -101,13 +117,7 @@ fn watcher_past_its_expiry(purge: bool) -> (Pool<IdleQueue, Arc<ManualClock>>, c
 fn a_task_beside_a_stuck_worker_runs_after_the_watcher_expired() {
     let (pool, stuck) = watcher_past_its_expiry(false);
     assert_eq!(pool.purge(), 1, "the parked worker expired");
-    for n in 1..=2 {
-        assert!(
-            runs_beside_the_stuck_one(&pool),
-            "task {n} ran beside the stuck worker"
-        );
-        assert!(eventually(|| pool.idle() == 1), "its worker parks");
-    }
+    each_runs_beside_the_stuck_one(&pool, 2, 1);
     stuck.open();
     pool.release_timeout(PATIENCE).unwrap();
 }
@@ -198,13 +208,7 @@ fn a_watcher_keeps_watch_after_its_rescue_woke_another_worker() {
     assert!(eventually(|| pool.idle() == 1), "the watcher parks");
     other.open();
     assert!(eventually(|| pool.idle() == 2), "the third worker parks");
-    for n in 1..=4 {
-        assert!(
-            runs_beside_the_stuck_one(&pool),
-            "task {n} ran beside the stuck worker"
-        );
-        assert!(eventually(|| pool.idle() == 2), "its worker parks");
-    }
+    each_runs_beside_the_stuck_one(&pool, 4, 2);
     stuck.open();
     pool.release_timeout(PATIENCE).unwrap();
 }

@@ -330,7 +330,14 @@ fn growing_a_released_pool_starts_workers_for_its_queued_tasks() {
 /// dozens of tasks before: it looks all its life, not only in its first tasks.
 #[test]
 fn a_busy_surplus_worker_retires_before_the_queue_runs_empty() {
-    let pool = queue_pool(2, 64);
+    // (Never expiring: the one worker must stay the one, however slow the
+    // test thread between two tasks.)
+    let pool = Pool::builder()
+        .capacity(2)
+        .max_queued_tasks(64)
+        .disable_purge(true)
+        .build()
+        .unwrap();
     // One task at a time: the one worker started takes each (a parked worker
     // is reused before another starts).
     for _ in 0..40 {

@@ -3,8 +3,7 @@
 //! (`unreserve`). A `wait_idle` that comes between the two finds the count
 //! still up and waits; the decrement that brings it to 0 must wake it, which
 //! it learns from `Adm`'s copy of `IDLERS` (without that copy loom finds the
-//! deadlock; it takes two preemptions). A dropped async submit that had been
-//! granted gives its reservation back the same way.
+//! deadlock; it takes two preemptions).
 
 use std::time::Duration;
 

@@ -98,8 +98,8 @@ fn a_task_gets_a_worker_of_its_own_unless_a_looker_or_a_busy_worker_takes_it() {
         ..speculating
     };
     assert_eq!(Tuned::place(&backlog), Taker::Own);
-    // Nor with nobody busy: only the watch's rescue would run it, a period
-    // later.
+    // Nor with nobody busy: there is no busy worker to leave it to (the
+    // mechanism would not honour the answer).
     let nobody_busy = Snapshot {
         busy: 0,
         ..speculating
@@ -350,8 +350,8 @@ proptest! {
 
     #[test]
     fn the_spinners_hold_at_most_half_the_cpus_or_two(seen in snapshots()) {
-        // None on one CPU; otherwise never more than half of them (two
-        // while tasks are tiny): the submitters need the rest.
+        // None on one CPU; otherwise never more than half of them, or two
+        // while tasks are tiny.
         let spinners = max_spinners(&seen);
         match seen.cpus {
             0 | 1 => prop_assert_eq!(spinners, 0),
