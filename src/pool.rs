@@ -306,15 +306,20 @@ impl<K: Kind> PoolOf<K> {
     /// longer, instead of waiting for their own timers; returns how many.
     /// With a [`ManualClock`](crate::port::ManualClock) this is how a test
     /// sees expiry without sleeping. Works whether or not `disable_purge` is
-    /// set.
+    /// set. A task left queued for a busy worker gets a worker of its own
+    /// if the purge retired the idle one that would have taken it (may start
+    /// a worker, so it takes the same borrow as [`tune`](Self::tune)).
     ///
     /// ```
     /// let pool = antpool::Pool::new(3).unwrap();
     /// assert_eq!(pool.purge(), 0); // nobody idle for a second yet
     /// ```
     #[allow(clippy::must_use_candidate)] // called for its effect; the count is extra
-    pub fn purge(&self) -> usize {
-        self.engine().purge()
+    pub fn purge<'a>(&'a self) -> usize
+    where
+        K: Reach<'a>,
+    {
+        self.with_ref(|engine| Engine::purge(engine))
     }
 
     /// Changes the capacity at run time. Growing starts workers for queued

@@ -155,20 +155,21 @@ impl<F: Flavor> Engine<F> {
 
     /// Retires every worker that has been idle for the expiry or longer, now.
     /// Returns how many.
-    pub(crate) fn purge(&self) -> usize {
+    pub(crate) fn purge<H: EngineRef<Self>>(handle: &H) -> usize {
+        let this = handle.engine();
         // Before the clock has run for one expiry, nobody can have expired.
-        let Some(cutoff) = self.clock.now().checked_sub(self.config.expiry) else {
+        let Some(cutoff) = this.clock.now().checked_sub(this.config.expiry) else {
             return 0;
         };
-        let mut cold = self.cold.lock();
-        let (retired, _) = self.reap(&mut cold, cutoff, None);
+        let mut cold = this.cold.lock();
+        let (retired, _) = this.reap(&mut cold, cutoff, None);
         drop(cold);
         let n = retired.len();
         if n > 0 {
             trace_event!(debug, count = n, "idle workers expired");
         }
         retired.finish_all(state::RETIRE);
-        self.wake_for_lane();
+        this.after_retiring(handle);
         n
     }
 

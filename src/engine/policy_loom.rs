@@ -21,7 +21,7 @@
 //! deadlock), runs twice (the executor's check), or waits in the queue while
 //! every worker sleeps (the same deadlock): submit racing a parking worker
 //! (handshake 1), a task left to a busy worker that is stuck until it runs
-//! (the watch), release racing a submit (handshake 2), and a burst left to a
+//! (the watch, also when a purge retires the watcher), release racing a submit (handshake 2), and a burst left to a
 //! looker that must chain to a new worker — the chain's link, which `Tuned`
 //! reaches only past three busy workers on one CPU and so no model of
 //! `tests/loom/` reaches. (Drop the link from `take_as_looker` and that model
@@ -326,6 +326,7 @@ impl Execute<u32> for Tasks {
 /// What a model holds of its pool.
 struct Pool<P: Policy, const N: usize> {
     engine: Arc<Engine<Model<P, N>>>,
+    clock: LoomClock,
     ran: loom::sync::Arc<AtomicUsize>,
     gates: Vec<Gate>,
 }
@@ -345,17 +346,19 @@ impl<P: Policy, const N: usize> Pool<P, N> {
             until,
             gates: gates.clone(),
         };
+        let clock = LoomClock(loom::sync::Arc::new(AtomicU64::new(0)));
         let engine = Engine::new(
             config,
             WorkerRing::new(),
             core::array::from_fn(|_| Slot::new()),
             N,
-            LoomClock(loom::sync::Arc::new(AtomicU64::new(0))),
+            clock.clone(),
             spawner,
             tasks,
         );
         Pool {
             engine: Arc::new(engine),
+            clock,
             ran,
             gates: gates.into_iter().map(|(_, g)| g).collect(),
         }
@@ -468,6 +471,39 @@ under_policies!(
     a_task_left_to_a_stuck_busy_worker_is_rescued,
     "policy: left to a stuck worker",
     left_to_a_stuck_worker,
+    lazy: Lazy(none) @ 0,
+    eager: Eager(none) @ 0
+);
+
+/// The same, and the pool's `purge` retires the parked worker (past its
+/// expiry by the clock) while task 4 waits: the watch ends with it, so
+/// whether the watcher looked first or not, task 4 gets a worker of its own
+/// (the one parked is gone: a new one). Deadlocks if the purge does not
+/// check the queue after it.
+fn purge_retires_the_watcher<P: Policy>(flip: fn()) {
+    let pool = Pool::<P, 2>::new(
+        Options::<()>::new().capacity(2).max_queued_tasks(2),
+        TWO_CPUS,
+        &[0b010, 0b100, 0b111],
+        0b001,
+        1,
+    );
+    pool.submit(0b001).unwrap();
+    pool.submit(0b010).unwrap();
+    pool.wait(0);
+    flip();
+    pool.submit(0b100).unwrap();
+    let expiry = pool.engine.config.expiry.as_nanos();
+    pool.clock.0.store(u64::try_from(expiry).unwrap(), SeqCst);
+    Engine::purge(&pool.engine);
+    pool.wait(2);
+    pool.finish();
+}
+
+under_policies!(
+    a_task_left_to_a_stuck_busy_worker_runs_when_purge_retires_the_watcher,
+    "policy: purge retires the watcher",
+    purge_retires_the_watcher,
     lazy: Lazy(none) @ 0,
     eager: Eager(none) @ 0
 );

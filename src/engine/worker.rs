@@ -552,16 +552,6 @@ impl<F: Flavor> Engine<F> {
         }
     }
 
-    /// The same without a handle to start workers with (`purge`): wakes a
-    /// parked worker as a looker if tasks wait in the lane and nobody awake is
-    /// looking.
-    pub(super) fn wake_for_lane(&self) {
-        let w = self.ctl.read_rmw();
-        if self.lane.has_tasks() && w.lookers() == 0 && !w.has(PAUSED) {
-            self.wake_one();
-        }
-    }
-
     /// A panic unwound out of a task: its worker still holds the task (and a
     /// thread), and gives both back.
     fn task_unwound<H: EngineRef<Self>>(&self, handle: &H) {

@@ -148,3 +148,35 @@ fn the_books_balance_aborted_tasks_are_skipped_and_cleared_ones_returned() {
     assert!(pool.wait_idle_timeout(Duration::from_secs(5)));
     assert_eq!(pool.stats().skipped, 2);
 }
+
+/// A pool's `Debug` names its type and shows what it holds now: capacity,
+/// workers running and idle, submitters waiting, tasks queued, and whether
+/// it is closed.
+#[test]
+fn a_pools_debug_shows_its_counts() {
+    let pool = Pool::builder()
+        .capacity(2)
+        .max_queued_tasks(4)
+        .build()
+        .unwrap();
+    assert_eq!(
+        format!("{pool:?}"),
+        "Pool { cap: Some(2), running: 0, idle: 0, waiting: 0, queued: 0, closed: false }"
+    );
+    let gate = occupy(&pool, 2);
+    pool.submit(|| {}).unwrap();
+    assert_eq!(
+        format!("{pool:?}"),
+        "Pool { cap: Some(2), running: 2, idle: 0, waiting: 0, queued: 1, closed: false }"
+    );
+    gate.open();
+    assert!(pool.wait_idle_timeout(common::PATIENCE));
+    assert!(eventually(|| pool.idle() == 2), "both workers park");
+    pool.release_timeout(common::PATIENCE).unwrap();
+    assert_eq!(
+        format!("{pool:?}"),
+        "Pool { cap: Some(2), running: 0, idle: 0, waiting: 0, queued: 0, closed: true }"
+    );
+    let func = antpool::PoolWithFunc::new(1, |_: u8| ()).unwrap();
+    assert!(format!("{func:?}").starts_with("PoolWithFunc { cap: Some(1), running: 0,"));
+}

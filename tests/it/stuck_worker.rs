@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use antpool::port::{ManualClock, Spawner};
 use antpool::{IdleQueue, Pool};
-use common::{Counter, PATIENCE, eventually, occupy, on_manual_clock};
+use common::{Counter, PATIENCE, TestSpawner, eventually, occupy, on_manual_clock};
 
 /// Starts the pool's second worker on a quick task that moves the manual
 /// `clock` by a microsecond (its first timed task: tiny), and returns once it
@@ -120,6 +120,49 @@ fn a_task_beside_a_stuck_worker_runs_after_the_watcher_expired() {
     each_runs_beside_the_stuck_one(&pool, 2, 1);
     stuck.open();
     pool.release_timeout(PATIENCE).unwrap();
+}
+
+/// A task left beside a stuck worker while another keeps watch runs even
+/// when `purge` retires the watcher before its next look: the purge ends the
+/// watch, and the task gets a taker of its own — a parked worker woken
+/// (capacity 3, one kept by `min_idle`), or a new one started when the
+/// watcher was the only one parked (capacity 2).
+///
+/// (The test spawner's waits never time out, so the watcher looks only when
+/// notified and the purge always comes first; the manual clock makes tasks
+/// tiny, so the submit leaves the task to the stuck worker.)
+#[test]
+fn a_task_left_beside_a_stuck_worker_runs_when_purge_retires_the_watcher() {
+    for capacity in [2, 3] {
+        let clock = Arc::new(ManualClock::new());
+        let pool = Pool::builder()
+            .capacity(capacity)
+            .min_idle(capacity - 2)
+            .expiry(Duration::from_secs(10))
+            .clock(clock.clone())
+            .spawner(TestSpawner::new().on_cpus(2).timeless())
+            .build()
+            .unwrap();
+        let stuck = occupy(&pool, 1);
+        let other = occupy(&pool, capacity - 2);
+        teach_tiny(&pool, &clock);
+        assert!(eventually(|| pool.idle() == 1), "the watcher parks");
+        other.open();
+        let parked = capacity - 1;
+        assert!(eventually(|| pool.idle() == parked), "the others park");
+        clock.advance(Duration::from_secs(10));
+        let ran = Counter::new();
+        let r = ran.clone();
+        pool.submit(move || r.add()).unwrap();
+        assert_eq!(pool.idle(), parked, "the task is left to the stuck worker");
+        assert_eq!(pool.purge(), 1, "capacity {capacity}: the watcher expired");
+        assert!(
+            ran.reaches(1),
+            "capacity {capacity}: the task ran beside the stuck worker"
+        );
+        stuck.open();
+        pool.release_timeout(PATIENCE).unwrap();
+    }
 }
 
 /// A worker keeping watch beside a stuck one retires at its expiry as any

@@ -111,6 +111,7 @@ pub struct TestSpawner {
     fail: Arc<dyn Fn(usize) -> bool + Send + Sync>,
     cpus: Option<usize>,
     held: Option<(usize, Gate)>,
+    timeless: bool,
 }
 
 impl TestSpawner {
@@ -128,6 +129,7 @@ impl TestSpawner {
             fail: Arc::new(fail),
             cpus: None,
             held: None,
+            timeless: false,
         }
     }
 
@@ -151,6 +153,16 @@ impl TestSpawner {
         }
     }
 
+    /// The same, with waits whose timeout never runs out: a parked worker
+    /// wakes only when notified (no expiry of its own, no look on watch), so
+    /// a test decides when anything happens.
+    pub fn timeless(self) -> Self {
+        TestSpawner {
+            timeless: true,
+            ..self
+        }
+    }
+
     pub fn live(&self) -> usize {
         self.started.load(Ordering::SeqCst) - self.ended.load(Ordering::SeqCst)
     }
@@ -167,6 +179,7 @@ impl TestSpawner {
 pub struct CountedSignal {
     inner: antpool::port::StdSignal,
     parked: Arc<AtomicUsize>,
+    timeless: bool,
 }
 
 impl antpool::port::Signal for CountedSignal {
@@ -177,7 +190,13 @@ impl antpool::port::Signal for CountedSignal {
     }
     fn wait_timeout(&self, timeout: Duration) -> bool {
         self.parked.fetch_add(1, Ordering::SeqCst);
-        let woken = self.inner.wait_timeout(timeout);
+        let woken = match self.timeless {
+            true => {
+                self.inner.wait();
+                true
+            }
+            false => self.inner.wait_timeout(timeout),
+        };
         self.parked.fetch_sub(1, Ordering::SeqCst);
         woken
     }
@@ -223,6 +242,7 @@ impl Spawner for TestSpawner {
         CountedSignal {
             inner: self.inner.signal(),
             parked: self.parked.clone(),
+            timeless: self.timeless,
         }
     }
 
