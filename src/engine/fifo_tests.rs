@@ -1,7 +1,8 @@
 //! Unit tests of the lane's two FIFOs, the [`TaskRing`](super::ring::TaskRing) and the
 //! [`TaskList`](super::list::TaskList): FIFO order, full and closed, what is left to
 //! drop, and many threads passing values through (also under Miri, smaller).
-//! Their loom models are in their own files.
+//! Their loom models are in their own files. Then the lane over them
+//! ([`Transport`](super::transport::Transport)), closed.
 
 mod ring {
     use super::super::heap::boxed_slots;
@@ -224,6 +225,35 @@ mod list {
         super::each_value_once(move |v| push.push_plain(v), move || pop.pop_plain());
         list.close();
         assert_eq!(list.push_plain(0), Err(0));
+    }
+}
+
+mod transport {
+    use super::super::heap::boxed_slots;
+    use super::super::plain::Plain;
+    use super::super::transport::{Growth, Transport};
+    use std::sync::{Arc, mpsc};
+    use std::time::Duration;
+
+    /// A closed lane hands every push back and says it is closed, whatever
+    /// its growth: also a spilling lane (an unbounded pool's) whose ring is
+    /// closed but not full, where a refused push is not one that waits for a
+    /// popper to finish its read. It keeps what it held for the drain.
+    #[test]
+    fn a_closed_lane_refuses_pushes_in_every_growth() {
+        for growth in [Growth::Bounded, Growth::Spilling, Growth::Unbounded] {
+            let lane = Arc::new(Transport::new(boxed_slots::<u32>(4), 4, growth));
+            lane.push_plain(1).unwrap();
+            lane.close();
+            assert!(lane.is_closed(), "{growth:?}");
+            let (tx, rx) = mpsc::channel();
+            let l = lane.clone();
+            std::thread::spawn(move || tx.send(l.push_plain(2)).unwrap());
+            let pushed = rx.recv_timeout(Duration::from_secs(10));
+            assert_eq!(pushed, Ok(Err(2)), "{growth:?}: handed back at once");
+            assert_eq!(lane.pop_plain(), Some(1), "{growth:?}");
+            assert_eq!(lane.pop_plain(), None, "{growth:?}");
+        }
     }
 }
 

@@ -24,5 +24,6 @@ macro_rules! plain {
 }
 
 plain!([T, S: super::ring::Slots<T>] super::ring::TaskRing<T, S>);
+plain!([T: Send + 'static, S: super::ring::Slots<T>] super::transport::Transport<T, S>);
 #[cfg(feature = "alloc")]
 plain!([T, const B: usize, const S: usize] super::list::TaskList<T, B, S>);

@@ -113,6 +113,40 @@ fn submit_wait_counts_the_blocked_submits_that_got_in_and_nothing_else() {
     pool.release_timeout(PATIENCE).unwrap();
 }
 
+/// A submit that found the pool saturated and then got in on a later attempt
+/// of its own, not served from the line, counts its wait too: here an async
+/// submit that yields before it joins the line (on two CPUs or more) and finds
+/// room when polled again, three ticks later.
+#[test]
+fn submit_wait_counts_a_submit_that_got_in_on_its_own_attempt() {
+    let clock = std::sync::Arc::new(antpool::port::ManualClock::new());
+    let pool = Pool::builder()
+        .capacity(1)
+        .timings(Sampling::Every)
+        .clock(clock.clone())
+        .spawner(TestSpawner::new().on_cpus(2))
+        .build()
+        .unwrap();
+    let gate = common::occupy(&pool, 1);
+    let (waker, _) = common::counting_waker();
+    let mut cx = std::task::Context::from_waker(&waker);
+    let mut submit = std::pin::pin!(pool.submit_async(|| ()));
+    assert!(submit.as_mut().poll(&mut cx).is_pending(), "saturated");
+    assert_eq!(pool.waiting(), 0, "not in the line yet");
+    clock.advance(3 * TICK);
+    gate.open();
+    assert!(pool.wait_idle_timeout(PATIENCE));
+    assert!(matches!(
+        submit.as_mut().poll(&mut cx),
+        std::task::Poll::Ready(Ok(()))
+    ));
+    assert!(pool.wait_idle_timeout(PATIENCE));
+    let t = pool.timings();
+    assert_eq!(t.submit_wait.count, 1);
+    assert_eq!(at(&t.submit_wait, 3 * TICK), 1);
+    pool.release_timeout(PATIENCE).unwrap();
+}
+
 #[test]
 fn one_in_16_times_a_sixteenth_of_the_queue_and_every_carried_task() {
     const TASKS: usize = 1_600;
