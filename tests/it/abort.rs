@@ -69,6 +69,30 @@ fn an_aborted_queued_task_never_runs_and_its_closure_is_dropped() {
     pool.release_timeout(PATIENCE).unwrap();
 }
 
+/// An `AbortHandle` reads its task unfinished while it waits in the queue
+/// and finished once cancelled; an `AbortOnDrop` guard's `abort` cancels a
+/// waiting task (`true`) and leaves a finished one be (`false`).
+#[test]
+fn abort_handles_and_guards_tell_a_waiting_task_from_a_finished_one() {
+    let pool = queue_pool(1, 8);
+    let gate = occupy(&pool, 1);
+    let waiting = pool.spawn(|| 1).unwrap();
+    let handle = waiting.abort_handle();
+    assert!(!handle.is_finished(), "queued: not finished");
+    let guard = waiting.abort_on_drop();
+    assert!(guard.abort(), "a queued task is cancelled");
+    assert!(handle.is_finished(), "cancelled: finished");
+    assert!(!guard.abort(), "a second abort changes nothing");
+    assert!(guard.join().unwrap_err().is_cancelled());
+    gate.open();
+    let done = pool.spawn(|| 2).unwrap().abort_on_drop();
+    let handle = done.abort_handle();
+    assert!(eventually(|| handle.is_finished()), "it ran");
+    assert!(!done.abort(), "a finished task is not cancelled");
+    assert_eq!(done.join().unwrap(), 2);
+    pool.release_timeout(PATIENCE).unwrap();
+}
+
 #[test]
 fn abort_after_the_start_lets_the_task_run_to_its_end() {
     let pool = Pool::new(1).unwrap();

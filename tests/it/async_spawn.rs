@@ -116,7 +116,7 @@ fn a_panic_comes_back_from_the_one_await() {
     let pool = Pool::new(1).unwrap();
     let err =
         futures_executor::block_on(pool.spawn_async(|| -> u8 { panic!("boom") })).unwrap_err();
-    assert!(err.is_panic());
+    assert!(err.is_panic() && !err.is_rejected() && !err.is_cancelled());
     assert!(err.to_string().contains("boom"), "{err}");
     assert_eq!(err.into_join_error().unwrap().panic_message(), Some("boom"));
     pool.release_timeout(PATIENCE).unwrap();
