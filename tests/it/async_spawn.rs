@@ -111,6 +111,32 @@ fn a_refused_closure_comes_back_from_the_one_await() {
     pool.release_timeout(PATIENCE).unwrap();
 }
 
+/// A `spawn_async` future reads unfinished until its task has run (not
+/// even submitted before its first poll), and finished once it has, before
+/// the poll that takes the result.
+#[test]
+fn a_spawn_async_future_tells_when_its_task_is_finished() {
+    let pool = Pool::new(1).unwrap();
+    let gate = common::Gate::new();
+    let g = gate.clone();
+    let mut task = Box::pin(pool.spawn_async(move || {
+        g.wait();
+        5
+    }));
+    assert!(!task.is_finished(), "lazy: not submitted yet");
+    let (waker, _) = common::counting_waker();
+    let mut cx = std::task::Context::from_waker(&waker);
+    assert!(task.as_mut().poll(&mut cx).is_pending());
+    assert!(!task.is_finished(), "submitted, held by the gate");
+    gate.open();
+    assert!(eventually(|| task.is_finished()), "it ran");
+    assert!(matches!(
+        task.as_mut().poll(&mut cx),
+        std::task::Poll::Ready(Ok(5))
+    ));
+    pool.release_timeout(PATIENCE).unwrap();
+}
+
 #[test]
 fn a_panic_comes_back_from_the_one_await() {
     let pool = Pool::new(1).unwrap();

@@ -117,6 +117,33 @@ fn a_handle_can_be_awaited() {
     assert_eq!(block_on(both), 3);
 }
 
+/// A handle polled again with another waker before its task ends wakes that
+/// one, and only it: an executor that moved the awaiting task hands over the
+/// waker it means. The result then comes once.
+#[test]
+fn a_handle_polled_with_a_new_waker_wakes_that_one() {
+    let pool = Pool::builder()
+        .capacity(1)
+        .max_queued_tasks(4)
+        .build()
+        .unwrap();
+    let gate = occupy(&pool, 1);
+    let mut handle = pool.spawn(|| 7).unwrap();
+    let (first, first_woken) = common::counting_waker();
+    let (second, second_woken) = common::counting_waker();
+    let mut poll =
+        |waker: &Waker| std::pin::Pin::new(&mut handle).poll(&mut Context::from_waker(waker));
+    assert!(poll(&first).is_pending());
+    assert!(poll(&first).is_pending(), "the same waker again");
+    assert!(poll(&second).is_pending(), "a new waker");
+    gate.open();
+    let woken = |count: &common::WakeCount| count.0.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(common::eventually(|| woken(&second_woken) == 1));
+    assert_eq!(woken(&first_woken), 0, "the first waker is not woken");
+    assert!(matches!(poll(&second), Poll::Ready(Ok(7))));
+    pool.release_timeout(PATIENCE).unwrap();
+}
+
 #[test]
 fn a_task_handed_back_unrun_cancels_its_handle() {
     let pool = Pool::builder()

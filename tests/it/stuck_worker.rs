@@ -135,21 +135,23 @@ fn a_task_beside_a_stuck_worker_runs_after_the_watcher_expired() {
 fn a_task_left_beside_a_stuck_worker_runs_when_purge_retires_the_watcher() {
     for capacity in [2, 3] {
         let clock = Arc::new(ManualClock::new());
+        let spawner = TestSpawner::new().on_cpus(2).timeless();
         let pool = Pool::builder()
             .capacity(capacity)
             .min_idle(capacity - 2)
             .expiry(Duration::from_secs(10))
             .clock(clock.clone())
-            .spawner(TestSpawner::new().on_cpus(2).timeless())
+            .spawner(spawner.clone())
             .build()
             .unwrap();
         let stuck = occupy(&pool, 1);
         let other = occupy(&pool, capacity - 2);
         teach_tiny(&pool, &clock);
-        assert!(eventually(|| pool.idle() == 1), "the watcher parks");
+        // Waiting on its signal: past the lock under which it took the watch.
+        assert!(eventually(|| spawner.parked() == 1), "the watcher parks");
         other.open();
         let parked = capacity - 1;
-        assert!(eventually(|| pool.idle() == parked), "the others park");
+        assert!(eventually(|| spawner.parked() == parked), "the others park");
         clock.advance(Duration::from_secs(10));
         let ran = Counter::new();
         let r = ran.clone();
