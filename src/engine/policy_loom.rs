@@ -451,6 +451,13 @@ under_policies!(
 /// worker of its own. `flip` would race the second worker's park; the coin
 /// is not run here (it took over a minute, past the loom step's budget).
 fn left_to_a_stuck_worker<P: Policy>(flip: fn()) {
+    let pool = task_4_beside_a_stuck_worker::<P>(flip);
+    pool.wait(2);
+    pool.finish();
+}
+
+/// The pool of [`left_to_a_stuck_worker`] once task 4 is submitted.
+fn task_4_beside_a_stuck_worker<P: Policy>(flip: fn()) -> Pool<P, 2> {
     let pool = Pool::<P, 2>::new(
         Options::<()>::new().capacity(2).max_queued_tasks(2),
         TWO_CPUS,
@@ -463,8 +470,7 @@ fn left_to_a_stuck_worker<P: Policy>(flip: fn()) {
     pool.wait(0);
     flip();
     pool.submit(0b100).unwrap();
-    pool.wait(2);
-    pool.finish();
+    pool
 }
 
 under_policies!(
@@ -481,18 +487,7 @@ under_policies!(
 /// (the one parked is gone: a new one). Deadlocks if the purge does not
 /// check the queue after it.
 fn purge_retires_the_watcher<P: Policy>(flip: fn()) {
-    let pool = Pool::<P, 2>::new(
-        Options::<()>::new().capacity(2).max_queued_tasks(2),
-        TWO_CPUS,
-        &[0b010, 0b100, 0b111],
-        0b001,
-        1,
-    );
-    pool.submit(0b001).unwrap();
-    pool.submit(0b010).unwrap();
-    pool.wait(0);
-    flip();
-    pool.submit(0b100).unwrap();
+    let pool = task_4_beside_a_stuck_worker::<P>(flip);
     let expiry = pool.engine.config.expiry.as_nanos();
     pool.clock.0.store(u64::try_from(expiry).unwrap(), SeqCst);
     Engine::purge(&pool.engine);

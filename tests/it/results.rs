@@ -122,11 +122,7 @@ fn a_handle_can_be_awaited() {
 /// waker it means. The result then comes once.
 #[test]
 fn a_handle_polled_with_a_new_waker_wakes_that_one() {
-    let pool = Pool::builder()
-        .capacity(1)
-        .max_queued_tasks(4)
-        .build()
-        .unwrap();
+    let pool = common::queue_pool(1, 4);
     let gate = occupy(&pool, 1);
     let mut handle = pool.spawn(|| 7).unwrap();
     let (first, first_woken) = common::counting_waker();
