@@ -306,9 +306,10 @@ impl<K: Kind> PoolOf<K> {
     /// longer, instead of waiting for their own timers; returns how many.
     /// With a [`ManualClock`](crate::port::ManualClock) this is how a test
     /// sees expiry without sleeping. Works whether or not `disable_purge` is
-    /// set. A task left queued for a busy worker gets a worker of its own
-    /// if the purge retired the idle one that would have taken it (may start
-    /// a worker, so it takes the same borrow as [`tune`](Self::tune)).
+    /// set. If it retires the idle worker that stood by for tasks queued
+    /// behind busy ones, it wakes or starts another for them: it may start a
+    /// thread, so a static pool calls it through a `&'static`, as
+    /// [`tune`](Self::tune).
     ///
     /// ```
     /// let pool = antpool::Pool::new(3).unwrap();

@@ -153,8 +153,9 @@ impl<F: Flavor> Engine<F> {
         unsafe { retire_marked(chain, worker) };
     }
 
-    /// Retires every worker that has been idle for the expiry or longer, now.
-    /// Returns how many.
+    /// Retires every worker that has been idle for the expiry or longer, now,
+    /// and sees tasks left in the lane get a taker (the watcher may be among
+    /// the retired). Returns how many.
     pub(crate) fn purge<H: EngineRef<Self>>(handle: &H) -> usize {
         let this = handle.engine();
         // Before the clock has run for one expiry, nobody can have expired.

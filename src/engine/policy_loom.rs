@@ -21,11 +21,11 @@
 //! deadlock), runs twice (the executor's check), or waits in the queue while
 //! every worker sleeps (the same deadlock): submit racing a parking worker
 //! (handshake 1), a task left to a busy worker that is stuck until it runs
-//! (the watch, also when a purge retires the watcher), release racing a submit (handshake 2), and a burst left to a
-//! looker that must chain to a new worker — the chain's link, which `Tuned`
-//! reaches only past three busy workers on one CPU and so no model of
-//! `tests/loom/` reaches. (Drop the link from `take_as_looker` and that model
-//! deadlocks.)
+//! (the watch, also when a purge retires the watcher), release racing a
+//! submit (handshake 2), and a burst left to a looker that must chain to a
+//! new worker — the chain's link, which `Tuned` reaches only past three busy
+//! workers on one CPU and so no model of `tests/loom/` reaches. (Drop the
+//! link from `take_as_looker` and that model deadlocks.)
 
 use core::marker::PhantomData;
 use core::time::Duration;

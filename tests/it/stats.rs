@@ -171,7 +171,6 @@ fn a_pools_debug_shows_its_counts() {
     );
     gate.open();
     assert!(pool.wait_idle_timeout(common::PATIENCE));
-    assert!(eventually(|| pool.idle() == 2), "both workers park");
     pool.release_timeout(common::PATIENCE).unwrap();
     assert_eq!(
         format!("{pool:?}"),

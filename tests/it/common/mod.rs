@@ -155,7 +155,8 @@ impl TestSpawner {
 
     /// The same, with waits whose timeout never runs out: a parked worker
     /// wakes only when notified (no expiry of its own, no look on watch), so
-    /// a test decides when anything happens.
+    /// a test decides when anything happens. Every timed wait on its signals
+    /// waits for good, `release_timeout`'s and a blocked submit's too.
     pub fn timeless(self) -> Self {
         TestSpawner {
             timeless: true,
