@@ -12,4 +12,6 @@ pub(crate) mod cancel;
 pub(crate) mod error;
 pub(crate) mod handle;
 pub(crate) mod slot;
+#[cfg(all(test, antpool_loom))]
+mod slot_loom;
 pub(crate) mod spawn_async;

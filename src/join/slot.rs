@@ -40,7 +40,10 @@
 //! blocking joiner on its own thread), `a changed waker racing the fill`
 //! (fails, by deadlock, if a changed waker is not stored), `abort vs start vs
 //! await` (one winner of the phase, and the awaiting joiner woken), `handle
-//! dropped racing the fill` (the result taken back by one side only). Loom's
+//! dropped racing the fill` (the result taken back by one side only); beside
+//! this file, `slot_loom.rs` runs the slot alone under every interleaving: a
+//! joiner polling again, with another waker or the same, as the fill races it
+//! (fails if a poll writes the cell without taking it back first). Loom's
 //! cells report any two threads touching the waker or the result at once.
 
 use ::std::sync::Arc;
