@@ -96,13 +96,12 @@ fn expiry_and_release_racing_a_bounded_queue_submit_strand_nothing() {
     // One parked worker, so the submit pushes; a purge may retire that worker
     // before the submit looks for a taker, leaving the task in the lane with no
     // thread, then the release comes. The release must wait while the lane
-    // holds the task (`drained` reads the lane: loom finds the release
-    // returning before the task ran without that read), and the looker the
-    // submitter (or the purge, which now sees the lane get a taker) starts
-    // must run it. At preemption bound 0 in CI: with the purge able to start
-    // a looker too, bound 1 ran past twenty minutes. Bound 0 no longer finds
-    // the release returning early without `drained`'s read of the lane; run
-    // `LOOM_MAX_PREEMPTIONS=1` (long) after a change to the release's wait.
+    // holds the task (`drained` reads the lane), and the looker the submitter
+    // or the purge (which sees the lane get a taker) starts must run it. At
+    // preemption bound 0: with the purge able to start a looker too, bound 1
+    // ran past twenty minutes. The same window without the purge (a task in
+    // the lane, no thread) is `release between a push and its looker`, at
+    // bound 1, which fails without `drained`'s read of the lane.
     check_bounded("expiry and release vs bounded queue submit", 0, || {
         let sum = Arc::new(AtomicUsize::new(0));
         let (pool, clock) = pool_with_queue(1, true, 1, sum.clone());
@@ -121,6 +120,34 @@ fn expiry_and_release_racing_a_bounded_queue_submit_strand_nothing() {
             1 + accepted,
             "the release returned before the task ran"
         );
+    });
+}
+
+#[test]
+fn a_release_between_a_push_and_its_looker_waits_for_the_task() {
+    // A paused pool without a worker: the submit pushes, then reserves a
+    // looker (a paused pool keeps one). The release comes between the two,
+    // once the task is in the lane: it finds no thread and nobody admitted
+    // (a queue pool counts no submitter), so only its read of the lane
+    // (`drained`) keeps it waiting until the looker has run the task; loom
+    // finds it returning first without that read.
+    check("release between a push and its looker", || {
+        let sum = Arc::new(AtomicUsize::new(0));
+        let (pool, _clock) = pool_with_queue(1, false, 1, sum.clone());
+        let pool = Arc::new(pool);
+        pool.pause();
+        let other = invoke_racing_release(&pool, 2);
+        while pool.queued() == 0 {
+            thread::yield_now();
+        }
+        pool.release_timeout(Duration::MAX).unwrap();
+        assert_eq!(
+            sum.load(Ordering::Relaxed),
+            2,
+            "the release returned before the task ran"
+        );
+        assert_eq!(pool.running(), 0, "a worker outlived the release");
+        assert_eq!(other.join().unwrap(), 2);
     });
 }
 
