@@ -247,6 +247,12 @@ impl Config {
         }
     }
 
+    /// Whether the lane can be full: a bounded queue. Any other lane refuses
+    /// a push only once it is closed.
+    pub(crate) const fn lane_fills(&self) -> bool {
+        matches!(self.growth(), Growth::Bounded)
+    }
+
     /// How far a full bounded queue must drain before blocked submitters are
     /// let in again: half of it.
     pub(crate) const fn hysteresis(&self) -> usize {

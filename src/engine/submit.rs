@@ -225,8 +225,12 @@ impl<F: Flavor> Engine<F> {
                 self.ensure_taker(handle);
                 Attempt::Done(Ok(()))
             }
-            // A bounded queue is full — or the lane closed, if it refused for that.
-            Err(back) => match self.lane.is_closed() {
+            // A bounded queue is full — or the lane closed, if it refused for
+            // that. A lane that cannot be full was closed when it refused, even
+            // if a `reboot` has reopened it since. (A bounded queue's refusal
+            // by a release a reboot has undone reads as full: the pool is open
+            // again, and a blocking submit goes round.)
+            Err(back) => match self.lane.is_closed() || !self.config.lane_fills() {
                 true => Attempt::Done(Err(SubmitError::Closed(back))),
                 false => Attempt::Saturated(back),
             },

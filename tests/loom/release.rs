@@ -421,3 +421,30 @@ fn a_reboot_racing_release_timeout_ends_its_wait() {
         }
     });
 }
+
+#[test]
+fn a_try_submit_refused_by_a_release_says_closed_though_a_reboot_follows() {
+    // An unbounded queue is never full: a push it refuses was refused because
+    // the pool was released, even if a reboot has reopened it by the time the
+    // submitter looks why. The answer is `Closed` (with the task), never
+    // `Overload`. (Two preemptions: the release lands between the submit's
+    // look at admission and its push, the reboot between the refusal and the
+    // look at why.)
+    check_bounded("try submit vs release and reboot", 2, || {
+        let sum = Arc::new(AtomicUsize::new(0));
+        let (pool, _clock) = pool_with_queue(1, false, usize::MAX, sum.clone());
+        let pool = Arc::new(pool);
+        let p = pool.clone();
+        let other = thread::spawn(move || match p.try_invoke(2) {
+            Ok(()) => 2,
+            Err(SubmitError::Closed(back)) if back == 2 => 0,
+            Err(e) => panic!("unexpected {e:?}"),
+        });
+        pool.release_timeout(Duration::MAX).unwrap();
+        thread::yield_now();
+        pool.reboot();
+        let accepted = other.join().unwrap();
+        pool.release_timeout(Duration::MAX).unwrap();
+        assert_eq!(sum.load(Ordering::Relaxed), accepted);
+    });
+}
