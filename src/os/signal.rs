@@ -92,8 +92,9 @@ static SPINNING: AtomicUsize = AtomicUsize::new(0);
 static MAX_SPINNING: AtomicUsize = AtomicUsize::new(0);
 
 /// Three times the CPUs this process may run on: the most threads that spin at
-/// once.
-fn max_spinning() -> usize {
+/// once. Asked first when a worker thread is started (`StdSpawner::spawn`,
+/// which allocates anyway), so that a worker's first park does not allocate.
+pub(crate) fn max_spinning() -> usize {
     match MAX_SPINNING.load(Ordering::Relaxed) {
         0 => {
             // Reads cgroup files and allocates: once per process (a race only

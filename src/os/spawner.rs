@@ -8,7 +8,7 @@ use core::ffi::c_void;
 use core::fmt;
 
 use super::lock::StdLock;
-use super::signal::StdSignal;
+use super::signal::{StdSignal, max_spinning};
 use crate::spawner::{Job, Spawner};
 
 /// Starts each worker on its own OS thread, named `"{prefix}-{index}"`, where
@@ -139,6 +139,9 @@ impl Spawner for StdSpawner {
         if let Some(bytes) = self.stack_size {
             builder = builder.stack_size(bytes);
         }
+        // The spin limit of the worker's signal, asked now: the first ask
+        // allocates (it reads cgroup files), and a worker's park must not.
+        max_spinning();
         let raw = job.into_raw();
         let carried = RawJob(raw);
         let body = move || {
