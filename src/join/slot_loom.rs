@@ -51,58 +51,49 @@ fn model(f: impl Fn() + Sync + Send + 'static) {
     builder.check(f);
 }
 
-/// Polls `slot` with `first`, then with `second` until the result is in,
-/// waiting on `second` between polls; returns the result.
-fn join_changing_waker(slot: &ResultSlot<u32>, first: &Waker, second: &Arc<Flag>) -> u32 {
-    if let Poll::Ready(result) = slot.poll_join(first) {
-        return result.unwrap();
-    }
-    let waker = Waker::from(second.clone());
-    loop {
-        match slot.poll_join(&waker) {
-            Poll::Ready(result) => return result.unwrap(),
-            Poll::Pending => second.wait(),
+/// A filler thread begins the task and fills the slot with `value`, while
+/// this thread polls it once with a first waker and then, until the result is
+/// in, with a second (`same`: the first again), waiting on it between polls.
+fn race_the_fill(value: u32, same: bool) {
+    let slot = Arc::new(ResultSlot::<u32>::new());
+    let filler = {
+        let slot = slot.clone();
+        thread::spawn(move || {
+            assert!(slot.begin());
+            slot.fill(Ok(value));
+        })
+    };
+    let first = Arc::new(Flag::default());
+    let second = match same {
+        true => first.clone(),
+        false => Arc::new(Flag::default()),
+    };
+    let joined = match slot.poll_join(&Waker::from(first)) {
+        Poll::Ready(result) => result.unwrap(),
+        Poll::Pending => {
+            let waker = Waker::from(second.clone());
+            loop {
+                match slot.poll_join(&waker) {
+                    Poll::Ready(result) => break result.unwrap(),
+                    Poll::Pending => second.wait(),
+                }
+            }
         }
-    }
+    };
+    assert_eq!(joined, value);
+    filler.join().unwrap();
 }
 
 #[test]
 fn a_joiner_changing_its_waker_never_touches_the_cell_beside_the_filler() {
     // The race the flag protects: the second poll reads the state before the
     // fill, and would write the cell while the filler reads the first waker.
-    model(|| {
-        let slot = Arc::new(ResultSlot::<u32>::new());
-        let filler = {
-            let slot = slot.clone();
-            thread::spawn(move || {
-                assert!(slot.begin());
-                slot.fill(Ok(7));
-            })
-        };
-        let first = Arc::new(Flag::default());
-        let second = Arc::new(Flag::default());
-        let value = join_changing_waker(&slot, &Waker::from(first), &second);
-        assert_eq!(value, 7);
-        filler.join().unwrap();
-    });
+    model(|| race_the_fill(7, false));
 }
 
 #[test]
 fn a_joiner_polling_again_with_the_same_waker_is_woken() {
     // The same waker again: the joiner only reads the cell (a shared read
     // beside the filler's) and keeps it; the fill wakes it.
-    model(|| {
-        let slot = Arc::new(ResultSlot::<u32>::new());
-        let filler = {
-            let slot = slot.clone();
-            thread::spawn(move || {
-                assert!(slot.begin());
-                slot.fill(Ok(9));
-            })
-        };
-        let flag = Arc::new(Flag::default());
-        let value = join_changing_waker(&slot, &Waker::from(flag.clone()), &flag);
-        assert_eq!(value, 9);
-        filler.join().unwrap();
-    });
+    model(|| race_the_fill(9, true));
 }

@@ -123,6 +123,27 @@ fn expiry_and_release_racing_a_bounded_queue_submit_strand_nothing() {
     });
 }
 
+/// A paused pool of one worker, none started, with a queue of one: another
+/// thread submits task 2, which the pool pushes (it starts no worker while
+/// paused) and then reserves a looker for. Returns once the task is in the
+/// lane, with the pool, the sum its tasks add to, and the submitting thread
+/// (see [`invoke_racing_release`]).
+fn paused_pool_with_a_task_pushed() -> (
+    Arc<LoomPool<impl Fn(u32) + Clone + Send + Sync + 'static>>,
+    Arc<AtomicUsize>,
+    thread::JoinHandle<usize>,
+) {
+    let sum = Arc::new(AtomicUsize::new(0));
+    let (pool, _clock) = pool_with_queue(1, false, 1, sum.clone());
+    let pool = Arc::new(pool);
+    pool.pause();
+    let other = invoke_racing_release(&pool, 2);
+    while pool.queued() == 0 {
+        thread::yield_now();
+    }
+    (pool, sum, other)
+}
+
 #[test]
 fn a_release_between_a_push_and_its_looker_waits_for_the_task() {
     // A paused pool without a worker: the submit pushes, then reserves a
@@ -132,14 +153,7 @@ fn a_release_between_a_push_and_its_looker_waits_for_the_task() {
     // (`drained`) keeps it waiting until the looker has run the task; loom
     // finds it returning first without that read.
     check("release between a push and its looker", || {
-        let sum = Arc::new(AtomicUsize::new(0));
-        let (pool, _clock) = pool_with_queue(1, false, 1, sum.clone());
-        let pool = Arc::new(pool);
-        pool.pause();
-        let other = invoke_racing_release(&pool, 2);
-        while pool.queued() == 0 {
-            thread::yield_now();
-        }
+        let (pool, sum, other) = paused_pool_with_a_task_pushed();
         pool.release_timeout(Duration::MAX).unwrap();
         assert_eq!(
             sum.load(Ordering::Relaxed),
@@ -161,15 +175,8 @@ fn a_looker_reserved_after_the_release_emptied_the_lane_never_starts() {
     // `start_reserved_looker`; and found the release waiting forever when
     // that check gave the reservation back without counting it live first.)
     check("looker reserved after release", || {
-        let sum = Arc::new(AtomicUsize::new(0));
-        let (pool, _clock) = pool_with_queue(1, false, 1, sum.clone());
-        let pool = Arc::new(pool);
-        pool.pause();
-        let other = invoke_racing_release(&pool, 2);
         // Once the task is in the lane (so that `clear_queue` finds it there).
-        while pool.queued() == 0 {
-            thread::yield_now();
-        }
+        let (pool, sum, other) = paused_pool_with_a_task_pushed();
         let cleared = pool.clear_queue();
         pool.release_timeout(Duration::MAX).unwrap();
         let ran = sum.load(Ordering::Relaxed);
