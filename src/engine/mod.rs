@@ -247,8 +247,8 @@ impl Config {
         }
     }
 
-    /// Whether the lane can be full: a bounded queue. Any other lane refuses
-    /// a push only once it is closed.
+    /// Whether the lane can be full: a bounded queue. Any other lane's push
+    /// (through `push_admitted`) is refused only once the lane is closed.
     pub(crate) const fn lane_fills(&self) -> bool {
         matches!(self.growth(), Growth::Bounded)
     }
